@@ -1,0 +1,258 @@
+"""Rigid-body dynamics over a kinematic tree: ABA, RNEA, CRBA, joint wrenches.
+
+Notation follows Featherstone, *Rigid Body Dynamics Algorithms* (2008), with
+spatial vectors linear first.  Gravity enters as an explicit wrench
+``I_i [ⁱR₀ g; 0]`` on each body's *rigid* inertia rather than as a fictitious
+base acceleration, so that an extra inertia (hydrodynamic added mass, which
+has no weight) can join the articulated-body recursion exactly.
+
+Arguments shared by every algorithm:
+
+* ``f_ext`` (n_bodies, 6): external wrenches on each body, body frame,
+  referred to the body origin;
+* ``extra_inertia`` (n_bodies, 6, 6): an inertia added to each body's
+  for the acceleration terms only (no weight, no velocity-product terms) —
+  how the infinite-frequency added mass A(∞) of linear hydrodynamics enters.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from . import spatial
+from .kinematics import joint_states
+from .model import Model
+
+
+def _world_rotations(model: Model, js):
+    Rw = []
+    for i, lam in enumerate(model.parents):
+        Rw.append(js.R[i] if lam < 0 else spatial.mm(Rw[lam], js.R[i]))
+    return Rw
+
+
+def _velocities(model: Model, js):
+    """Body twists and the velocity-product accelerations c_i = c_J + v_i × v_J (RBDA eq. 7.3)."""
+    vel, c = [], []
+    for i, lam in enumerate(model.parents):
+        j = model.joints[i]
+        vJ = spatial.mv(js.S[i], js.v[i]) if j.nv else jnp.zeros(6, dtype=model.inertia.dtype)
+        cJ = j.bias(js.q[i], js.v[i]) if j.nv else jnp.zeros_like(vJ)
+        if lam < 0:
+            vel.append(vJ)
+            c.append(cJ)
+        else:
+            vi = spatial.inv_act_motion(js.R[i], js.p[i], vel[lam]) + vJ
+            vel.append(vi)
+            c.append(cJ + spatial.cross_motion(vi, vJ))
+    return vel, c
+
+
+def gravity_wrenches(model: Model, q):
+    """Weight of every body as a body-frame wrench (n, 6): I_i [ⁱR₀ g; 0]."""
+    js = joint_states(model, q)
+    Rw = _world_rotations(model, js)
+    out = []
+    for i in range(model.n_bodies):
+        gb = spatial.mtv(Rw[i], model.gravity)
+        out.append(spatial.mv(model.inertia[i][:, :3], gb))
+    return jnp.stack(out)
+
+
+def _bias_forces(model, q, js, vel, f_ext):
+    Rw = _world_rotations(model, js)
+    out = []
+    for i in range(model.n_bodies):
+        I = model.inertia[i]
+        gb = spatial.mtv(Rw[i], model.gravity)
+        pi = spatial.cross_force(vel[i], spatial.mv(I, vel[i])) - spatial.mv(I[:, :3], gb)
+        if f_ext is not None:
+            pi = pi - f_ext[i]
+        out.append(pi)
+    return out
+
+
+def forward_dynamics(model: Model, q, v, tau, f_ext=None, extra_inertia=None):
+    """Joint accelerations v̇ by the articulated-body algorithm (RBDA Table 7.1), O(n).
+
+    Solves M(q) v̇ + h(q, v) = τ + Σ Jᵢᵀ f_ext,i, with M including ``extra_inertia``.
+    """
+    js = joint_states(model, q, v)
+    vel, c = _velocities(model, js)
+    pA = _bias_forces(model, q, js, vel, f_ext)
+    IA = [model.inertia[i] if extra_inertia is None else model.inertia[i] + extra_inertia[i] for i in range(model.n_bodies)]
+    n = model.n_bodies
+    U, Dinv, u = [None] * n, [None] * n, [None] * n
+    # pass 2: articulated inertias, leaves to root (RBDA eq. 7.43-7.46)
+    for i in reversed(range(n)):
+        j, lam = model.joints[i], model.parents[i]
+        S = js.S[i]
+        if j.nv:
+            Ui = spatial.mm(IA[i], S)
+            D = S.T @ Ui
+            Di = 1.0 / D if j.nv == 1 else jnp.linalg.inv(D)
+            ui = tau[model.v_start[i] : model.v_start[i] + j.nv] - S.T @ pA[i]
+            U[i], Dinv[i], u[i] = Ui, Di, ui
+            if lam >= 0:
+                Ia = IA[i] - Ui @ Di @ Ui.T
+                pa = pA[i] + spatial.mv(Ia, c[i]) + Ui @ (Di @ ui)
+        else:
+            Ia = IA[i]
+            pa = pA[i] + spatial.mv(Ia, c[i])
+        if lam >= 0:
+            IA[lam] = IA[lam] + spatial.inertia_to_parent(js.R[i], js.p[i], Ia)
+            pA[lam] = pA[lam] + spatial.act_force(js.R[i], js.p[i], pa)
+    # pass 3: accelerations, root to leaves (RBDA eq. 7.47-7.49)
+    a = [None] * n
+    qdd = []
+    for i in range(n):
+        j, lam = model.joints[i], model.parents[i]
+        ap = c[i] if lam < 0 else spatial.inv_act_motion(js.R[i], js.p[i], a[lam]) + c[i]
+        if j.nv:
+            qi = Dinv[i] @ (u[i] - U[i].T @ ap)
+            qdd.append(qi)
+            a[i] = ap + js.S[i] @ qi
+        else:
+            a[i] = ap
+    return jnp.concatenate(qdd) if qdd else jnp.zeros(0, dtype=model.inertia.dtype)
+
+
+def _rnea_forces(model: Model, q, v, vdot, f_ext, extra_inertia):
+    """RNEA (RBDA Table 5.1): body accelerations forward, body forces backward."""
+    js = joint_states(model, q, v)
+    vel, c = _velocities(model, js)
+    f = _bias_forces(model, q, js, vel, f_ext)
+    a = []
+    for i, lam in enumerate(model.parents):
+        j = model.joints[i]
+        ai = c[i] if lam < 0 else spatial.inv_act_motion(js.R[i], js.p[i], a[lam]) + c[i]
+        if j.nv:
+            ai = ai + js.S[i] @ vdot[model.v_start[i] : model.v_start[i] + j.nv]
+        a.append(ai)
+        I = model.inertia[i] if extra_inertia is None else model.inertia[i] + extra_inertia[i]
+        f[i] = f[i] + spatial.mv(I, ai)
+    for i in reversed(range(model.n_bodies)):
+        lam = model.parents[i]
+        if lam >= 0:
+            f[lam] = f[lam] + spatial.act_force(js.R[i], js.p[i], f[i])
+    return js, f
+
+
+def inverse_dynamics(model: Model, q, v, vdot, f_ext=None, extra_inertia=None):
+    """Joint forces τ = M(q) v̇ + h(q, v) − Σ Jᵢᵀ f_ext,i by the recursive Newton-Euler algorithm."""
+    js, f = _rnea_forces(model, q, v, vdot, f_ext, extra_inertia)
+    taus = [js.S[i].T @ f[i] for i, j in enumerate(model.joints) if j.nv]
+    return jnp.concatenate(taus) if taus else jnp.zeros(0, dtype=model.inertia.dtype)
+
+
+def joint_wrenches(model: Model, q, v, vdot, f_ext=None, extra_inertia=None):
+    """Wrench (n, 6) the parent exerts on each body through its joint, in the body's frame.
+
+    Its projection on the motion subspace is the joint force Sᵀ f; the rest is
+    the constraint reaction the joint carries.
+    """
+    _, f = _rnea_forces(model, q, v, vdot, f_ext, extra_inertia)
+    return jnp.stack(f)
+
+
+def mass_matrix(model: Model, q, extra_inertia=None):
+    """Joint-space inertia M(q) by the composite-rigid-body algorithm (RBDA Table 6.2)."""
+    js = joint_states(model, q)
+    n = model.n_bodies
+    Ic = [model.inertia[i] if extra_inertia is None else model.inertia[i] + extra_inertia[i] for i in range(n)]
+    for i in reversed(range(n)):
+        lam = model.parents[i]
+        if lam >= 0:
+            Ic[lam] = Ic[lam] + spatial.inertia_to_parent(js.R[i], js.p[i], Ic[i])
+    M = jnp.zeros((model.nv, model.nv), dtype=model.inertia.dtype)
+    for i in range(n):
+        ni = model.joints[i].nv
+        if not ni:
+            continue
+        si = slice(model.v_start[i], model.v_start[i] + ni)
+        F = spatial.mm(Ic[i], js.S[i])
+        M = M.at[si, si].set(js.S[i].T @ F)
+        k = i
+        while model.parents[k] >= 0:
+            F = jnp.stack([spatial.act_force(js.R[k], js.p[k], F[:, col]) for col in range(ni)], -1)
+            k = model.parents[k]
+            nk = model.joints[k].nv
+            if nk:
+                sk = slice(model.v_start[k], model.v_start[k] + nk)
+                blk = js.S[k].T @ F
+                M = M.at[sk, si].set(blk)
+                M = M.at[si, sk].set(blk.T)
+    return M
+
+
+def nonlinear_effects(model: Model, q, v, f_ext=None):
+    """h(q, v) = C(q, v) v + g(q) − Jᵀ f_ext: the joint forces for zero acceleration."""
+    return inverse_dynamics(model, q, v, jnp.zeros(model.nv, dtype=jnp.result_type(v, float)), f_ext)
+
+
+def mass_matrix_velocity_transformation(model: Model, q):
+    """Joint-space inertia by seed 001's velocity transformation, M̄ = Jᵀ M J with J = H T R.
+
+    R (6n x nv) holds each joint's motion subspace as a world-frame spatial
+    twist referred to the world origin; T (6n x 6n) is the path matrix, block
+    (i, k) the identity when joint k lies on the path from the root to body i,
+    so T R q̇ stacks the world twists of all bodies; H maps each body's twist to
+    the velocity of its centre of mass and its angular velocity, where the
+    body's mass matrix diag(m 1, I_c) is block diagonal.  Kept as a cross-check
+    of the composite-rigid-body algorithm.
+    """
+    from .kinematics import forward_kinematics
+
+    js = joint_states(model, q)
+    Rw, pw = forward_kinematics(model, q)
+    n, nv = model.n_bodies, model.nv
+    dtype = model.inertia.dtype
+    Rmat = jnp.zeros((6 * n, nv), dtype=dtype)
+    for k, j in enumerate(model.joints):
+        if j.nv:
+            S0 = jnp.stack([spatial.act_motion(Rw[k], pw[k], js.S[k][:, c]) for c in range(j.nv)], -1)
+            Rmat = Rmat.at[6 * k : 6 * k + 6, model.v_start[k] : model.v_start[k] + j.nv].set(S0)
+    T = jnp.zeros((6 * n, 6 * n), dtype=dtype)
+    eye6 = jnp.eye(6, dtype=dtype)
+    for i in range(n):
+        for k in model.ancestors(i):
+            T = T.at[6 * i : 6 * i + 6, 6 * k : 6 * k + 6].set(eye6)
+    H = jnp.zeros((6 * n, 6 * n), dtype=dtype)
+    Mbig = jnp.zeros((6 * n, 6 * n), dtype=dtype)
+    for i in range(n):
+        m, c, Ic = spatial.inertia_parts(model.inertia[i])
+        cw = pw[i] + Rw[i] @ c
+        # v_c = v_o + ω × c_w  (world twist referred to the world origin)
+        Hi = jnp.eye(6, dtype=dtype).at[:3, 3:].set(-spatial.skew(cw))
+        H = H.at[6 * i : 6 * i + 6, 6 * i : 6 * i + 6].set(Hi)
+        Mi = jnp.zeros((6, 6), dtype=dtype).at[:3, :3].set(m * jnp.eye(3)).at[3:, 3:].set(Rw[i] @ Ic @ Rw[i].T)
+        Mbig = Mbig.at[6 * i : 6 * i + 6, 6 * i : 6 * i + 6].set(Mi)
+    J = H @ T @ Rmat
+    return J.T @ Mbig @ J
+
+
+def kinetic_energy(model: Model, q, v):
+    """½ Σ vᵢᵀ Iᵢ vᵢ (J)."""
+    js = joint_states(model, q, v)
+    vel, _ = _velocities(model, js)
+    return 0.5 * sum(vel[i] @ (model.inertia[i] @ vel[i]) for i in range(model.n_bodies))
+
+
+def potential_energy(model: Model, q):
+    """−Σ mᵢ gᵀ cᵢ (J), with cᵢ the world centre of mass (zero at the world origin)."""
+    from .kinematics import forward_kinematics
+
+    Rw, pw = forward_kinematics(model, q)
+    m = model.inertia[:, 0, 0]
+    mc_hat = model.inertia[:, 3:, :3]
+    mc = jnp.stack([mc_hat[:, 2, 1], mc_hat[:, 0, 2], mc_hat[:, 1, 0]], -1)  # m c in body frame
+    mc_world = m[:, None] * pw + jnp.einsum("nij,nj->ni", Rw, mc)
+    return -jnp.sum(mc_world @ model.gravity)
+
+
+def total_energy(model: Model, q, v):
+    return kinetic_energy(model, q, v) + potential_energy(model, q)
+
+
+forward_dynamics_jit = jax.jit(forward_dynamics)

@@ -1,0 +1,251 @@
+"""Joint kinds.
+
+A joint connects a parent frame (the joint frame, placed on the parent body)
+to its child frame (the child body's frame).  Each kind gives, for its own
+coordinates ``q`` (size ``nq``) and velocities ``v`` (size ``nv``):
+
+* ``transform(q) -> (R, p)``: the child frame in the joint frame, X_J(q);
+* ``motion_subspace(q) -> S`` (6 x nv): the joint twist is ``S v``, expressed
+  in the child frame, linear part first;
+* ``bias(q, v) -> c_J`` (6,): ``Ṡ v``, the apparent derivative of S in the
+  child frame (zero for every kind whose S is constant);
+* ``qdot(q, v)``: q̇ = Q(q) v;
+* ``integrate(q, v, dt)``: q ⊕ v dt on the joint's configuration manifold;
+* ``neutral()``: the reference configuration.
+
+Joint kinds are immutable and hashable: they are part of a model's static
+topology, and their axes are fixed at build time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar
+
+import jax.numpy as jnp
+import numpy as np
+
+from . import spatial
+
+
+class ModelError(ValueError):
+    """A model that cannot be built: the message names the body, joint or file."""
+
+
+def _unit_axis(axis, where: str) -> tuple[float, float, float]:
+    a = np.asarray(axis, dtype=float).reshape(-1)
+    if a.shape != (3,) or not np.all(np.isfinite(a)):
+        raise ModelError(f"{where}: axis must be 3 finite numbers, got {axis!r}")
+    n = np.linalg.norm(a)
+    if n < 1e-12:
+        raise ModelError(f"{where}: axis is zero; expected a unit vector")
+    if abs(n - 1.0) > 1e-6:
+        raise ModelError(f"{where}: axis {tuple(a)} has norm {n:.6g}; expected a unit vector")
+    return tuple(float(x) for x in a / n)
+
+
+@dataclasses.dataclass(frozen=True)
+class JointKind:
+    nq: ClassVar[int]
+    nv: ClassVar[int]
+    name: ClassVar[str]
+
+    def check(self, where: str) -> "JointKind":
+        return self
+
+    def neutral(self) -> np.ndarray:
+        return np.zeros(self.nq)
+
+    def bias(self, q, v):
+        return jnp.zeros(6, dtype=jnp.result_type(q, v, float))
+
+    def qdot(self, q, v):
+        return v
+
+    def integrate(self, q, v, dt):
+        return q + v * dt
+
+
+@dataclasses.dataclass(frozen=True)
+class Fixed(JointKind):
+    """No relative motion: the child is welded to the parent at the joint frame."""
+
+    nq: ClassVar[int] = 0
+    nv: ClassVar[int] = 0
+    name: ClassVar[str] = "fixed"
+
+    def transform(self, q):
+        return jnp.eye(3, dtype=q.dtype), jnp.zeros(3, dtype=q.dtype)
+
+    def motion_subspace(self, q):
+        return jnp.zeros((6, 0), dtype=q.dtype)
+
+
+@dataclasses.dataclass(frozen=True)
+class Revolute(JointKind):
+    """Rotation by q about a unit axis of the joint frame (URDF revolute and continuous)."""
+
+    axis: tuple[float, float, float] = (0.0, 0.0, 1.0)
+    nq: ClassVar[int] = 1
+    nv: ClassVar[int] = 1
+    name: ClassVar[str] = "revolute"
+
+    def check(self, where):
+        return Revolute(_unit_axis(self.axis, where))
+
+    def transform(self, q):
+        a = jnp.asarray(self.axis, dtype=q.dtype)
+        return spatial.axis_angle_to_matrix(a, q[0]), jnp.zeros(3, dtype=q.dtype)
+
+    def motion_subspace(self, q):
+        return jnp.concatenate([jnp.zeros(3), jnp.asarray(self.axis)]).astype(q.dtype)[:, None]
+
+
+@dataclasses.dataclass(frozen=True)
+class Prismatic(JointKind):
+    """Translation by q along a unit axis of the joint frame."""
+
+    axis: tuple[float, float, float] = (0.0, 0.0, 1.0)
+    nq: ClassVar[int] = 1
+    nv: ClassVar[int] = 1
+    name: ClassVar[str] = "prismatic"
+
+    def check(self, where):
+        return Prismatic(_unit_axis(self.axis, where))
+
+    def transform(self, q):
+        a = jnp.asarray(self.axis, dtype=q.dtype)
+        return jnp.eye(3, dtype=q.dtype), a * q[0]
+
+    def motion_subspace(self, q):
+        return jnp.concatenate([jnp.asarray(self.axis), jnp.zeros(3)]).astype(q.dtype)[:, None]
+
+
+@dataclasses.dataclass(frozen=True)
+class Cylindrical(JointKind):
+    """Translation d and rotation θ about the same unit axis: q = [d, θ], v = [ḋ, θ̇]."""
+
+    axis: tuple[float, float, float] = (0.0, 0.0, 1.0)
+    nq: ClassVar[int] = 2
+    nv: ClassVar[int] = 2
+    name: ClassVar[str] = "cylindrical"
+
+    def check(self, where):
+        return Cylindrical(_unit_axis(self.axis, where))
+
+    def transform(self, q):
+        a = jnp.asarray(self.axis, dtype=q.dtype)
+        # The axis is invariant under the rotation, so the translation reads
+        # the same in the joint and the child frame.
+        return spatial.axis_angle_to_matrix(a, q[1]), a * q[0]
+
+    def motion_subspace(self, q):
+        a = jnp.asarray(self.axis, dtype=q.dtype)
+        z = jnp.zeros(3, dtype=q.dtype)
+        return jnp.stack([jnp.concatenate([a, z]), jnp.concatenate([z, a])], -1)
+
+
+@dataclasses.dataclass(frozen=True)
+class Universal(JointKind):
+    """Rotation q1 about axis1 (joint frame), then q2 about axis2 (intermediate frame).
+
+    R = R(a₁, q₁) R(a₂, q₂); the child-frame angular velocity is
+    ω = R(a₂, q₂)ᵀ a₁ q̇₁ + a₂ q̇₂, so S = [[0, 0], [R₂ᵀa₁, a₂]] and
+    c_J = Ṡ q̇ = [0; −q̇₂ a₂ × (R₂ᵀ a₁) q̇₁].
+    """
+
+    axis1: tuple[float, float, float] = (1.0, 0.0, 0.0)
+    axis2: tuple[float, float, float] = (0.0, 1.0, 0.0)
+    nq: ClassVar[int] = 2
+    nv: ClassVar[int] = 2
+    name: ClassVar[str] = "universal"
+
+    def check(self, where):
+        a1 = _unit_axis(self.axis1, where + " (axis1)")
+        a2 = _unit_axis(self.axis2, where + " (axis2)")
+        if abs(np.dot(a1, a2)) > 1 - 1e-9:
+            raise ModelError(f"{where}: universal joint axes are parallel; expected two independent axes")
+        return Universal(a1, a2)
+
+    def _r2t_a1(self, q):
+        a1 = jnp.asarray(self.axis1, dtype=q.dtype)
+        a2 = jnp.asarray(self.axis2, dtype=q.dtype)
+        R2 = spatial.axis_angle_to_matrix(a2, q[1])
+        return R2.T @ a1, a2
+
+    def transform(self, q):
+        a1 = jnp.asarray(self.axis1, dtype=q.dtype)
+        a2 = jnp.asarray(self.axis2, dtype=q.dtype)
+        R = spatial.axis_angle_to_matrix(a1, q[0]) @ spatial.axis_angle_to_matrix(a2, q[1])
+        return R, jnp.zeros(3, dtype=q.dtype)
+
+    def motion_subspace(self, q):
+        b, a2 = self._r2t_a1(q)
+        z = jnp.zeros(3, dtype=q.dtype)
+        return jnp.stack([jnp.concatenate([z, b]), jnp.concatenate([z, a2])], -1)
+
+    def bias(self, q, v):
+        b, a2 = self._r2t_a1(q)
+        w = -v[1] * v[0] * spatial.cross(a2, b)
+        return jnp.concatenate([jnp.zeros(3, dtype=w.dtype), w])
+
+
+@dataclasses.dataclass(frozen=True)
+class Spherical(JointKind):
+    """Any rotation: q = unit quaternion [w, x, y, z], v = ω in the child frame."""
+
+    nq: ClassVar[int] = 4
+    nv: ClassVar[int] = 3
+    name: ClassVar[str] = "spherical"
+
+    def neutral(self):
+        return np.array([1.0, 0.0, 0.0, 0.0])
+
+    def transform(self, q):
+        return spatial.quat_to_matrix(q), jnp.zeros(3, dtype=q.dtype)
+
+    def motion_subspace(self, q):
+        return jnp.concatenate([jnp.zeros((3, 3)), jnp.eye(3)], 0).astype(q.dtype)
+
+    def qdot(self, q, v):
+        return spatial.quat_derivative(q, v)
+
+    def integrate(self, q, v, dt):
+        return spatial.quat_normalise(spatial.quat_multiply(q, spatial.quat_exp(v * dt)))
+
+
+@dataclasses.dataclass(frozen=True)
+class Free(JointKind):
+    """Six degrees of freedom (Pinocchio's free-flyer, quaternion scalar first).
+
+    q = [x, y, z, qw, qx, qy, qz]: the child frame's origin in the joint frame
+    and its orientation; v = [v; ω], the child frame's twist relative to the
+    joint frame, expressed in the child frame.  ṗ = R v, q̇ = ½ q ⊗ [0; ω].
+    """
+
+    nq: ClassVar[int] = 7
+    nv: ClassVar[int] = 6
+    name: ClassVar[str] = "free"
+
+    def neutral(self):
+        return np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+
+    def transform(self, q):
+        return spatial.quat_to_matrix(q[3:7]), q[:3]
+
+    def motion_subspace(self, q):
+        return jnp.eye(6, dtype=q.dtype)
+
+    def qdot(self, q, v):
+        R = spatial.quat_to_matrix(q[3:7])
+        return jnp.concatenate([R @ v[:3], spatial.quat_derivative(q[3:7], v[3:])])
+
+    def integrate(self, q, v, dt):
+        # Exact on SE(3) for a constant twist would need the SE(3) exponential;
+        # first order in dt is what finite differences and Newton steps need.
+        R = spatial.quat_to_matrix(q[3:7])
+        quat = spatial.quat_normalise(spatial.quat_multiply(q[3:7], spatial.quat_exp(v[3:] * dt)))
+        return jnp.concatenate([q[:3] + R @ v[:3] * dt, quat])
+
+
+KINDS = {k.name: k for k in (Fixed, Revolute, Prismatic, Cylindrical, Universal, Spherical, Free)}

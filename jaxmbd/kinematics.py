@@ -1,0 +1,107 @@
+"""Forward kinematics: body poses, twists, point velocities and Jacobians.
+
+Every body frame is placed by ``⁰M_i = ⁰M_λ(i) · placement_i · X_J(q_i)``
+(λ(i) the parent).  Twists are body twists ``[v; ω]`` of the body frame
+relative to the world, expressed in the body frame (Pinocchio's LOCAL).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax.numpy as jnp
+
+from . import spatial
+from .model import Model
+
+
+class JointState(NamedTuple):
+    """Per-body quantities of one configuration (lists, one entry per body)."""
+
+    R: list  # parent_R_i
+    p: list  # origin of i in the parent frame
+    S: list  # motion subspace (6, nv_i), body frame
+    q: list
+    v: list
+
+
+def joint_states(model: Model, q, v=None) -> JointState:
+    Rs, ps, Ss, qs, vs = [], [], [], [], []
+    for i, j in enumerate(model.joints):
+        qi = q[model.q_start[i] : model.q_start[i] + j.nq]
+        RJ, pJ = j.transform(qi)
+        R, p = spatial.compose(model.placement_R[i], model.placement_p[i], RJ, pJ)
+        Rs.append(R)
+        ps.append(p)
+        Ss.append(j.motion_subspace(qi))
+        qs.append(qi)
+        vs.append(None if v is None else v[model.v_start[i] : model.v_start[i] + j.nv])
+    return JointState(Rs, ps, Ss, qs, vs)
+
+
+def forward_kinematics(model: Model, q):
+    """World placement of every body frame: ``(R, p)`` with shapes (n, 3, 3), (n, 3)."""
+    js = joint_states(model, q)
+    Rw, pw = [], []
+    for i, lam in enumerate(model.parents):
+        if lam < 0:
+            Rw.append(js.R[i])
+            pw.append(js.p[i])
+        else:
+            R, p = spatial.compose(Rw[lam], pw[lam], js.R[i], js.p[i])
+            Rw.append(R)
+            pw.append(p)
+    return jnp.stack(Rw), jnp.stack(pw)
+
+
+def body_twists(model: Model, q, v):
+    """Body twists (n, 6): velocity of each body frame, expressed in it."""
+    js = joint_states(model, q, v)
+    out = []
+    for i, lam in enumerate(model.parents):
+        vJ = js.S[i] @ js.v[i]
+        if lam >= 0:
+            vJ = vJ + spatial.inv_act_motion(js.R[i], js.p[i], out[lam])
+        out.append(vJ)
+    return jnp.stack(out)
+
+
+def body_pose(model: Model, q, body: str):
+    """World placement ``(R, p)`` of one body frame."""
+    R, p = forward_kinematics(model, q)
+    i = model.index(body)
+    return R[i], p[i]
+
+
+def point_position(model: Model, q, body: str, point):
+    """World position of a point given in a body's frame."""
+    R, p = body_pose(model, q, body)
+    return p + R @ jnp.asarray(point)
+
+
+def point_velocity(model: Model, q, v, body: str, point):
+    """World velocity of a point given in a body's frame."""
+    Rw, _ = forward_kinematics(model, q)
+    i = model.index(body)
+    tw = body_twists(model, q, v)[i]
+    return Rw[i] @ (tw[:3] + spatial.cross(tw[3:], jnp.asarray(point)))
+
+
+def body_jacobian(model: Model, q, body: str):
+    """J (6, nv) with body twist = J v, in the body frame (Pinocchio's LOCAL Jacobian)."""
+    js = joint_states(model, q)
+    i = model.index(body)
+    J = jnp.zeros((6, model.nv), dtype=jnp.result_type(q, float))
+    # walk from the body to the root, carrying the transform from each joint's frame into body i
+    R, p = jnp.eye(3, dtype=J.dtype), jnp.zeros(3, dtype=J.dtype)  # ⁱM_k, k the current body
+    k = i
+    while k >= 0:
+        S = js.S[k]
+        if S.shape[1]:
+            cols = jnp.stack([spatial.act_motion(R, p, S[:, c]) for c in range(S.shape[1])], -1)
+            J = J.at[:, model.v_start[k] : model.v_start[k] + S.shape[1]].set(cols)
+        # ⁱM_λ = ⁱM_k ᵏM_λ with ᵏM_λ the inverse of the parent placement of k
+        Rk, pk = spatial.inverse(js.R[k], js.p[k])
+        R, p = spatial.compose(R, p, Rk, pk)
+        k = model.parents[k]
+    return J

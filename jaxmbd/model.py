@@ -1,0 +1,438 @@
+"""Bodies, joints and the kinematic tree.
+
+``Model`` is immutable: its topology (parents, joint kinds, names, index
+ranges) is static Python data, hashed by ``jax.jit``; its placements, spatial
+inertias and gravity are array leaves, so any result can be differentiated
+with respect to them.  Body ``i`` hangs from joint ``i``; its frame is the
+joint's child frame.  Bodies are stored parents first.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Sequence
+
+import equinox as eqx
+import jax.numpy as jnp
+import numpy as np
+
+from . import spatial
+from .joints import (
+    Cylindrical,
+    Fixed,
+    Free,
+    JointKind,
+    ModelError,
+    Prismatic,
+    Revolute,
+    Spherical,
+    Universal,
+)
+
+WORLD = "world"
+
+
+@dataclasses.dataclass(frozen=True)
+class Body:
+    """A rigid body: mass (kg), centre of mass (m, body frame), rotational inertia about the
+    centre of mass in body axes (kg m²); or a full 6x6 spatial inertia about the body origin."""
+
+    mass: float = 0.0
+    com: Sequence[float] = (0.0, 0.0, 0.0)
+    inertia: Sequence[Sequence[float]] | None = None
+    spatial_inertia: np.ndarray | None = None
+
+    def matrix(self, where: str) -> np.ndarray:
+        if self.spatial_inertia is not None:
+            I = np.asarray(self.spatial_inertia, dtype=float)
+            if I.shape != (6, 6) or not np.all(np.isfinite(I)):
+                raise ModelError(f"{where}: spatial_inertia must be a finite 6x6 matrix")
+            if np.max(np.abs(I - I.T)) > 1e-9 * max(1.0, np.max(np.abs(I))):
+                raise ModelError(f"{where}: spatial_inertia is not symmetric")
+            ev = np.linalg.eigvalsh(I)
+            if ev[0] < -1e-9 * max(1.0, ev[-1]):
+                raise ModelError(f"{where}: spatial_inertia is not positive semi-definite (eigenvalue {ev[0]:.3g})")
+            return I
+        m = float(self.mass)
+        if not np.isfinite(m) or m < 0:
+            raise ModelError(f"{where}: mass must be a finite number >= 0, got {self.mass!r}")
+        c = np.asarray(self.com, dtype=float).reshape(-1)
+        if c.shape != (3,) or not np.all(np.isfinite(c)):
+            raise ModelError(f"{where}: com must be 3 finite numbers, got {self.com!r}")
+        Ic = np.zeros((3, 3)) if self.inertia is None else np.asarray(self.inertia, dtype=float)
+        if Ic.shape == (3,):
+            Ic = np.diag(Ic)
+        if Ic.shape != (3, 3) or not np.all(np.isfinite(Ic)):
+            raise ModelError(f"{where}: inertia must be a 3x3 matrix (or its 3 principal moments)")
+        if np.max(np.abs(Ic - Ic.T)) > 1e-9 * max(1.0, np.max(np.abs(Ic))):
+            raise ModelError(f"{where}: inertia is not symmetric")
+        ev = np.linalg.eigvalsh(Ic)
+        tol = 1e-9 * max(1.0, ev[-1])
+        if ev[0] < -tol:
+            raise ModelError(f"{where}: inertia is not positive semi-definite (principal moment {ev[0]:.6g} kg m²)")
+        if ev[0] + ev[1] < ev[2] - tol:
+            raise ModelError(
+                f"{where}: principal moments {tuple(np.round(ev, 9))} break the triangle inequality "
+                "(I1 + I2 >= I3); no rigid body has this inertia"
+            )
+        return np.asarray(spatial.spatial_inertia(m, c, Ic))
+
+
+@dataclasses.dataclass(frozen=True)
+class Placement:
+    """Pose of a child frame in its parent: rotation matrix R (parent_R_child) and origin p (m)."""
+
+    R: np.ndarray = dataclasses.field(default_factory=lambda: np.eye(3))
+    p: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(3))
+
+    @staticmethod
+    def from_xyz_rpy(xyz=(0.0, 0.0, 0.0), rpy=(0.0, 0.0, 0.0)) -> "Placement":
+        return Placement(np.asarray(spatial.rpy_to_matrix(np.asarray(rpy, float))), np.asarray(xyz, float))
+
+    def check(self, where: str) -> tuple[np.ndarray, np.ndarray]:
+        R = np.asarray(self.R, dtype=float)
+        p = np.asarray(self.p, dtype=float).reshape(-1)
+        if R.shape != (3, 3) or p.shape != (3,) or not (np.all(np.isfinite(R)) and np.all(np.isfinite(p))):
+            raise ModelError(f"{where}: placement must be a 3x3 rotation and a 3-vector")
+        if np.max(np.abs(R.T @ R - np.eye(3))) > 1e-6 or np.linalg.det(R) < 0:
+            raise ModelError(f"{where}: placement rotation is not a proper rotation matrix")
+        return R, p
+
+
+class Model(eqx.Module):
+    """A kinematic tree of rigid bodies.
+
+    Array leaves (differentiable): ``placement_R`` (n, 3, 3) and ``placement_p``
+    (n, 3), the joint frame of body i in its parent's frame; ``inertia`` (n, 6, 6),
+    body spatial inertias about the body origin in body axes; ``gravity`` (3,).
+    """
+
+    placement_R: jnp.ndarray
+    placement_p: jnp.ndarray
+    inertia: jnp.ndarray
+    gravity: jnp.ndarray
+    body_names: tuple[str, ...] = eqx.field(static=True)
+    joint_names: tuple[str, ...] = eqx.field(static=True)
+    parents: tuple[int, ...] = eqx.field(static=True)
+    joints: tuple[JointKind, ...] = eqx.field(static=True)
+    q_start: tuple[int, ...] = eqx.field(static=True)
+    v_start: tuple[int, ...] = eqx.field(static=True)
+
+    @property
+    def n_bodies(self) -> int:
+        return len(self.body_names)
+
+    @property
+    def nq(self) -> int:
+        return sum(j.nq for j in self.joints)
+
+    @property
+    def nv(self) -> int:
+        return sum(j.nv for j in self.joints)
+
+    @property
+    def mass(self):
+        """Body masses (kg)."""
+        return self.inertia[:, 0, 0]
+
+    def index(self, name: str) -> int:
+        """Index of a body, or of the body hanging from the named joint."""
+        if name in self.body_names:
+            return self.body_names.index(name)
+        if name in self.joint_names:
+            return self.joint_names.index(name)
+        raise KeyError(f"no body or joint named {name!r}; bodies: {list(self.body_names)}")
+
+    def q_slice(self, name: str) -> slice:
+        i = self.index(name)
+        return slice(self.q_start[i], self.q_start[i] + self.joints[i].nq)
+
+    def v_slice(self, name: str) -> slice:
+        i = self.index(name)
+        return slice(self.v_start[i], self.v_start[i] + self.joints[i].nv)
+
+    def neutral(self) -> jnp.ndarray:
+        """Reference configuration: zero angles and offsets, identity quaternions."""
+        parts = [j.neutral() for j in self.joints]
+        return jnp.asarray(np.concatenate(parts) if parts else np.zeros(0))
+
+    def children(self, i: int) -> tuple[int, ...]:
+        return tuple(k for k, p in enumerate(self.parents) if p == i)
+
+    def ancestors(self, i: int) -> tuple[int, ...]:
+        """Bodies from the root down to and including i."""
+        out = []
+        while i >= 0:
+            out.append(i)
+            i = self.parents[i]
+        return tuple(reversed(out))
+
+    def qdot(self, q, v):
+        """q̇ = Q(q) v for the whole tree."""
+        parts = [
+            j.qdot(q[self.q_start[i] : self.q_start[i] + j.nq], v[self.v_start[i] : self.v_start[i] + j.nv])
+            for i, j in enumerate(self.joints)
+            if j.nq
+        ]
+        return jnp.concatenate(parts) if parts else jnp.zeros_like(q)
+
+    def integrate(self, q, v, dt=1.0):
+        """q ⊕ v dt joint by joint (quaternions stay unit)."""
+        parts = [
+            j.integrate(q[self.q_start[i] : self.q_start[i] + j.nq], v[self.v_start[i] : self.v_start[i] + j.nv], dt)
+            for i, j in enumerate(self.joints)
+            if j.nq
+        ]
+        return jnp.concatenate(parts) if parts else q
+
+    def normalise(self, q):
+        """Renormalise the quaternions inside q (after an integrator step)."""
+        for i, j in enumerate(self.joints):
+            s = self.q_start[i]
+            if isinstance(j, Free):
+                q = q.at[s + 3 : s + 7].set(spatial.quat_normalise(q[s + 3 : s + 7]))
+            elif isinstance(j, Spherical):
+                q = q.at[s : s + 4].set(spatial.quat_normalise(q[s : s + 4]))
+        return q
+
+
+@dataclasses.dataclass
+class _Entry:
+    name: str
+    parent: str
+    joint: JointKind
+    joint_name: str
+    placement: Placement
+    body: Body
+
+
+class ModelBuilder:
+    """Build a :class:`Model` body by body; bodies may be added in any order.
+
+    >>> b = ModelBuilder()
+    >>> b.add_body("link1", joint=Revolute((0, 1, 0)), body=Body(1.0, (0, 0, -0.1)))
+    >>> model = b.build()
+    """
+
+    def __init__(self, gravity=(0.0, 0.0, -9.81), source: str = "model"):
+        self.gravity = np.asarray(gravity, dtype=float)
+        self.source = source
+        self._entries: list[_Entry] = []
+
+    def add_body(
+        self,
+        name: str,
+        *,
+        body: Body,
+        joint: JointKind | None = None,
+        parent: str = WORLD,
+        placement: Placement | None = None,
+        joint_name: str | None = None,
+    ) -> "ModelBuilder":
+        """Attach ``body`` to ``parent`` (a body name or ``"world"``) through ``joint``
+        (Fixed if omitted) whose frame sits at ``placement`` in the parent's frame."""
+        self._entries.append(
+            _Entry(
+                name=name,
+                parent=parent if parent is not None else WORLD,
+                joint=joint if joint is not None else Fixed(),
+                joint_name=joint_name if joint_name is not None else f"{name}_joint",
+                placement=placement if placement is not None else Placement(),
+                body=body,
+            )
+        )
+        return self
+
+    def build(self, *, single_root: bool = False) -> Model:
+        src = self.source
+        names = [e.name for e in self._entries]
+        for kind, lst in (("body", names), ("joint", [e.joint_name for e in self._entries])):
+            seen = set()
+            for n in lst:
+                if n in seen:
+                    raise ModelError(f"{src}: duplicate {kind} name {n!r}")
+                seen.add(n)
+        if WORLD in names:
+            raise ModelError(f"{src}: {WORLD!r} is reserved for the fixed world frame")
+        by_name = {e.name: e for e in self._entries}
+        for e in self._entries:
+            if e.parent != WORLD and e.parent not in by_name:
+                raise ModelError(f"{src}: body {e.name!r} (joint {e.joint_name!r}) has unknown parent {e.parent!r}")
+        roots = [e.name for e in self._entries if e.parent == WORLD]
+        if single_root and len(roots) != 1:
+            raise ModelError(f"{src}: expected one root, found {len(roots)}: {roots}")
+        # depth-first order from the world, children in insertion order
+        order: list[str] = []
+        kids: dict[str, list[str]] = {}
+        for e in self._entries:
+            kids.setdefault(e.parent, []).append(e.name)
+        stack = list(reversed(kids.get(WORLD, [])))
+        while stack:
+            n = stack.pop()
+            order.append(n)
+            stack.extend(reversed(kids.get(n, [])))
+        if len(order) != len(names):
+            stuck = sorted(set(names) - set(order))
+            raise ModelError(f"{src}: bodies {stuck} form a cycle and never reach the world")
+        idx = {n: i for i, n in enumerate(order)}
+        joints, Rs, ps, Is, parents = [], [], [], [], []
+        q_start, v_start, qs, vs = [], [], 0, 0
+        for n in order:
+            e = by_name[n]
+            where = f"{src}: joint {e.joint_name!r} (body {n!r})"
+            j = e.joint.check(where)
+            R, p = e.placement.check(where)
+            Is.append(e.body.matrix(f"{src}: body {n!r}"))
+            joints.append(j)
+            Rs.append(R)
+            ps.append(p)
+            parents.append(-1 if e.parent == WORLD else idx[e.parent])
+            q_start.append(qs)
+            v_start.append(vs)
+            qs += j.nq
+            vs += j.nv
+        if not order:
+            raise ModelError(f"{src}: the model has no bodies")
+        return Model(
+            placement_R=jnp.asarray(np.stack(Rs)),
+            placement_p=jnp.asarray(np.stack(ps)),
+            inertia=jnp.asarray(np.stack(Is)),
+            gravity=jnp.asarray(self.gravity),
+            body_names=tuple(order),
+            joint_names=tuple(by_name[n].joint_name for n in order),
+            parents=tuple(parents),
+            joints=tuple(joints),
+            q_start=tuple(q_start),
+            v_start=tuple(v_start),
+        )
+
+
+# ---------------------------------------------------------------------------
+# URDF
+
+
+def _floats(text: str | None, n: int, where: str, default) -> np.ndarray:
+    if text is None:
+        return np.asarray(default, dtype=float)
+    try:
+        vals = [float(x) for x in text.split()]
+    except ValueError:
+        raise ModelError(f"{where}: expected {n} numbers, got {text!r}") from None
+    if len(vals) != n:
+        raise ModelError(f"{where}: expected {n} numbers, got {text!r}")
+    return np.asarray(vals)
+
+
+def _origin(el, where) -> Placement:
+    o = el.find("origin") if el is not None else None
+    if o is None:
+        return Placement()
+    return Placement.from_xyz_rpy(
+        _floats(o.get("xyz"), 3, where + " origin xyz", (0, 0, 0)),
+        _floats(o.get("rpy"), 3, where + " origin rpy", (0, 0, 0)),
+    )
+
+
+def load_urdf(path, *, floating: bool = False, gravity=(0.0, 0.0, -9.81), xml: str | None = None) -> Model:
+    """Read a URDF file into a :class:`Model`.
+
+    Links become bodies and each one hangs from the joint above it (the root
+    link from the world, through a Free joint when ``floating``, else welded).
+    Fixed joints are kept as bodies with no coordinates.  A ``continuous``
+    joint is a revolute joint with one coordinate.  Unsupported joint types
+    (``planar``, ``floating``) are refused with the joint's name and the file.
+    """
+    src = str(path) if xml is None else (str(path) if path else "<urdf string>")
+    try:
+        root = ET.fromstring(xml) if xml is not None else ET.parse(path).getroot()
+    except (ET.ParseError, OSError) as exc:
+        raise ModelError(f"{src}: cannot read URDF: {exc}") from None
+    if root.tag != "robot":
+        raise ModelError(f"{src}: root element is <{root.tag}>, expected <robot>")
+    links = {}
+    for link in root.findall("link"):
+        name = link.get("name")
+        if not name:
+            raise ModelError(f"{src}: a <link> has no name")
+        if name in links:
+            raise ModelError(f"{src}: duplicate link name {name!r}")
+        where = f"{src}: link {name!r}"
+        inertial = link.find("inertial")
+        if inertial is None:
+            links[name] = Body(0.0)
+            continue
+        m_el = inertial.find("mass")
+        mass = float(m_el.get("value")) if m_el is not None else 0.0
+        pl = _origin(inertial, where + " inertial")
+        i_el = inertial.find("inertia")
+        I = np.zeros((3, 3))
+        if i_el is not None:
+            g = {k: float(i_el.get(k, 0.0)) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
+            I = np.array(
+                [[g["ixx"], g["ixy"], g["ixz"]], [g["ixy"], g["iyy"], g["iyz"]], [g["ixz"], g["iyz"], g["izz"]]]
+            )
+        # URDF gives the inertia in the frame of <inertial><origin>; rotate it into link axes.
+        links[name] = Body(mass=mass, com=pl.p, inertia=pl.R @ I @ pl.R.T)
+    b = ModelBuilder(gravity=gravity, source=src)
+    child_of = {}
+    for jel in root.findall("joint"):
+        jn = jel.get("name")
+        where = f"{src}: joint {jn!r}"
+        jt = jel.get("type")
+        pe, ce = jel.find("parent"), jel.find("child")
+        if pe is None or ce is None:
+            raise ModelError(f"{where}: needs <parent link=...> and <child link=...>")
+        parent, child = pe.get("link"), ce.get("link")
+        for role, ln in (("parent", parent), ("child", child)):
+            if ln not in links:
+                raise ModelError(f"{where}: {role} link {ln!r} is not defined")
+        if child in child_of:
+            raise ModelError(f"{where}: link {child!r} already hangs from joint {child_of[child]!r}")
+        child_of[child] = jn
+        ax_el = jel.find("axis")
+        axis = _floats(ax_el.get("xyz") if ax_el is not None else None, 3, where + " axis", (1.0, 0.0, 0.0))
+        n = np.linalg.norm(axis)
+        if n > 1e-12 and abs(n - 1) < 1e-3:
+            axis = axis / n  # URDF files print axes to a few digits
+        if jt in ("revolute", "continuous"):
+            kind = Revolute(tuple(axis))
+        elif jt == "prismatic":
+            kind = Prismatic(tuple(axis))
+        elif jt == "fixed":
+            kind = Fixed()
+        else:
+            raise ModelError(f"{where}: joint type {jt!r} is not supported (revolute, continuous, prismatic, fixed)")
+        b.add_body(child, body=links[child], joint=kind, parent=parent, placement=_origin(jel, where), joint_name=jn)
+    roots = [ln for ln in links if ln not in child_of]
+    if len(roots) != 1:
+        raise ModelError(f"{src}: expected one root link, found {len(roots)}: {roots}")
+    root_link = roots[0]
+    b.add_body(
+        root_link,
+        body=links[root_link],
+        joint=Free() if floating else Fixed(),
+        parent=WORLD,
+        joint_name="root_joint",
+    )
+    # keep the root first: the builder orders depth first from the world
+    b._entries.insert(0, b._entries.pop())
+    return b.build(single_root=True)
+
+
+__all__ = [
+    "Body",
+    "Placement",
+    "Model",
+    "ModelBuilder",
+    "ModelError",
+    "load_urdf",
+    "Fixed",
+    "Revolute",
+    "Prismatic",
+    "Cylindrical",
+    "Universal",
+    "Spherical",
+    "Free",
+]

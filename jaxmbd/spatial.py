@@ -1,0 +1,309 @@
+"""Spatial (6-D) algebra, linear part first.
+
+A twist is ``[v; ω]`` and a wrench ``[f; n]``, both expressed in a named frame
+and referred to that frame's origin (Pinocchio's order, and the order of every
+hydrodynamic table: surge, sway, heave, roll, pitch, yaw).
+
+A rigid placement is held as a pair ``(R, p)``: the pose of a child frame C in
+a parent frame P, with ``R = ᴾR_C`` (columns are C's axes in P) and ``p`` the
+origin of C in P coordinates.  This is Pinocchio's ``SE3`` and URDF's
+``<origin>``.  The Plücker transforms it defines are, in linear-first order,
+
+    ᴾX_C (motion)  = [[R, p̂ R], [0, R]]       v_P = R v_C + p × (R ω_C),  ω_P = R ω_C
+    ᴾX*_C (force)  = [[R, 0], [p̂ R, R]]       f_P = R f_C,  n_P = R n_C + p × (R f_C)
+
+(Featherstone, *Rigid Body Dynamics Algorithms*, §2.8, with the blocks
+reordered for linear-first vectors).  The functions below apply them without
+forming 6x6 matrices, which is what keeps the recursions cheap.
+
+Quaternions are scalar first, ``[w, x, y, z]``, unit norm, and rotate body
+coordinates into parent coordinates: ``R(q) x_body = x_parent``.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+
+# ---------------------------------------------------------------------------
+# 3-D helpers
+
+
+def skew(a):
+    """Matrix â with â b = a × b."""
+    a = jnp.asarray(a)
+    z = jnp.zeros_like(a[..., 0])
+    return jnp.stack(
+        [
+            jnp.stack([z, -a[..., 2], a[..., 1]], -1),
+            jnp.stack([a[..., 2], z, -a[..., 0]], -1),
+            jnp.stack([-a[..., 1], a[..., 0], z], -1),
+        ],
+        -2,
+    )
+
+
+def cross(a, b):
+    """a × b, written out so XLA fuses it with its neighbours."""
+    return jnp.stack(
+        [
+            a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
+            a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+            a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0],
+        ],
+        -1,
+    )
+
+
+def mv(A, x):
+    """Matrix-vector product A x over the last axes, element-wise (no dot call).
+
+    On CPU, XLA turns a chain of tiny ``dot`` calls into separate kernels; a
+    broadcast multiply and a sum fuse with the surrounding arithmetic.
+    """
+    return jnp.sum(A * x[..., None, :], axis=-1)
+
+
+def mm(A, B):
+    """Matrix product A B over the last two axes, element-wise (see :func:`mv`)."""
+    return jnp.sum(A[..., :, :, None] * B[..., None, :, :], axis=-2)
+
+
+def mtv(A, x):
+    """Aᵀ x over the last axes."""
+    return jnp.sum(A * x[..., :, None], axis=-2)
+
+
+# ---------------------------------------------------------------------------
+# Rotations
+
+
+def rot_x(a):
+    c, s = jnp.cos(a), jnp.sin(a)
+    o, z = jnp.ones_like(a), jnp.zeros_like(a)
+    return jnp.stack([jnp.stack([o, z, z], -1), jnp.stack([z, c, -s], -1), jnp.stack([z, s, c], -1)], -2)
+
+
+def rot_y(a):
+    c, s = jnp.cos(a), jnp.sin(a)
+    o, z = jnp.ones_like(a), jnp.zeros_like(a)
+    return jnp.stack([jnp.stack([c, z, s], -1), jnp.stack([z, o, z], -1), jnp.stack([-s, z, c], -1)], -2)
+
+
+def rot_z(a):
+    c, s = jnp.cos(a), jnp.sin(a)
+    o, z = jnp.ones_like(a), jnp.zeros_like(a)
+    return jnp.stack([jnp.stack([c, -s, z], -1), jnp.stack([s, c, z], -1), jnp.stack([z, z, o], -1)], -2)
+
+
+def rpy_to_matrix(rpy):
+    """URDF / z-y-x Euler angles (roll φ, pitch θ, yaw ψ): R = Rz(ψ) Ry(θ) Rx(φ)."""
+    rpy = jnp.asarray(rpy)
+    return rot_z(rpy[..., 2]) @ rot_y(rpy[..., 1]) @ rot_x(rpy[..., 0])
+
+
+def matrix_to_rpy(R):
+    """Inverse of :func:`rpy_to_matrix` (pitch in [-π/2, π/2])."""
+    roll = jnp.arctan2(R[..., 2, 1], R[..., 2, 2])
+    pitch = jnp.arcsin(jnp.clip(-R[..., 2, 0], -1.0, 1.0))
+    yaw = jnp.arctan2(R[..., 1, 0], R[..., 0, 0])
+    return jnp.stack([roll, pitch, yaw], -1)
+
+
+def axis_angle_to_matrix(axis, angle):
+    """Rodrigues' formula for a unit axis."""
+    axis = jnp.asarray(axis)
+    K = skew(axis)
+    s, c = jnp.sin(angle), jnp.cos(angle)
+    eye = jnp.eye(3, dtype=K.dtype)
+    return eye + s[..., None, None] * K + (1.0 - c)[..., None, None] * (K @ K)
+
+
+def quat_to_matrix(q):
+    """Rotation matrix of a quaternion [w, x, y, z] (normalised here, so a drifted one still gives a rotation)."""
+    q = q / jnp.linalg.norm(q, axis=-1, keepdims=True)
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    return jnp.stack(
+        [
+            jnp.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+            jnp.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+            jnp.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
+        ],
+        -2,
+    )
+
+
+def matrix_to_quat(R):
+    """Quaternion [w, x, y, z] with w >= 0 of a rotation matrix (numpy, for model building and tests)."""
+    R = np.asarray(R, dtype=float)
+    t = np.trace(R)
+    if t > 0:
+        s = np.sqrt(t + 1.0) * 2
+        q = [0.25 * s, (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s]
+    elif R[0, 0] > R[1, 1] and R[0, 0] > R[2, 2]:
+        s = np.sqrt(1.0 + R[0, 0] - R[1, 1] - R[2, 2]) * 2
+        q = [(R[2, 1] - R[1, 2]) / s, 0.25 * s, (R[0, 1] + R[1, 0]) / s, (R[0, 2] + R[2, 0]) / s]
+    elif R[1, 1] > R[2, 2]:
+        s = np.sqrt(1.0 + R[1, 1] - R[0, 0] - R[2, 2]) * 2
+        q = [(R[0, 2] - R[2, 0]) / s, (R[0, 1] + R[1, 0]) / s, 0.25 * s, (R[1, 2] + R[2, 1]) / s]
+    else:
+        s = np.sqrt(1.0 + R[2, 2] - R[0, 0] - R[1, 1]) * 2
+        q = [(R[1, 0] - R[0, 1]) / s, (R[0, 2] + R[2, 0]) / s, (R[1, 2] + R[2, 1]) / s, 0.25 * s]
+    q = np.asarray(q)
+    return q if q[0] >= 0 else -q
+
+
+def quat_multiply(a, b):
+    """Hamilton product a ⊗ b of [w, x, y, z] quaternions."""
+    aw, av = a[..., :1], a[..., 1:]
+    bw, bv = b[..., :1], b[..., 1:]
+    w = aw * bw - jnp.sum(av * bv, -1, keepdims=True)
+    v = aw * bv + bw * av + cross(av, bv)
+    return jnp.concatenate([w, v], -1)
+
+
+def quat_derivative(q, omega_body):
+    """q̇ = ½ q ⊗ [0, ω] for ω in the rotated (body) frame."""
+    return 0.5 * quat_multiply(q, jnp.concatenate([jnp.zeros_like(omega_body[..., :1]), omega_body], -1))
+
+
+def quat_exp(phi):
+    """Unit quaternion of the rotation vector φ (body-frame increment)."""
+    angle = jnp.linalg.norm(phi, axis=-1, keepdims=True)
+    safe = jnp.where(angle > 1e-12, angle, 1.0)
+    half = 0.5 * angle
+    # sin(θ/2)/θ with its Taylor series near zero, so gradients stay finite.
+    k = jnp.where(angle > 1e-6, jnp.sin(half) / safe, 0.5 - angle**2 / 48.0)
+    return jnp.concatenate([jnp.cos(half), k * phi], -1)
+
+
+def quat_normalise(q):
+    return q / jnp.linalg.norm(q, axis=-1, keepdims=True)
+
+
+# ---------------------------------------------------------------------------
+# Placements (R, p) and their action on twists and wrenches
+
+
+def compose(R1, p1, R2, p2):
+    """Placement of frame 2 given in frame 1, composed after frame 1 in frame 0: ⁰M₂ = ⁰M₁ ¹M₂."""
+    return mm(R1, R2), p1 + mv(R1, p2)
+
+
+def inverse(R, p):
+    Rt = jnp.swapaxes(R, -1, -2)
+    return Rt, -mv(Rt, p)
+
+
+def act_motion(R, p, m):
+    """ᴾX_C m: a twist given in C expressed in P."""
+    w = mv(R, m[..., 3:])
+    v = mv(R, m[..., :3]) + cross(p, w)
+    return jnp.concatenate([v, w], -1)
+
+
+def inv_act_motion(R, p, m):
+    """ᶜX_P m: a twist given in P expressed in C."""
+    v, w = m[..., :3], m[..., 3:]
+    return jnp.concatenate([mtv(R, v - cross(p, w)), mtv(R, w)], -1)
+
+
+def act_force(R, p, f):
+    """ᴾX*_C f: a wrench given in C expressed in P."""
+    ff = mv(R, f[..., :3])
+    n = mv(R, f[..., 3:]) + cross(p, ff)
+    return jnp.concatenate([ff, n], -1)
+
+
+def inv_act_force(R, p, f):
+    """ᶜX*_P f: a wrench given in P expressed in C."""
+    ff, n = f[..., :3], f[..., 3:]
+    return jnp.concatenate([mtv(R, ff), mtv(R, n - cross(p, ff))], -1)
+
+
+def motion_matrix(R, p):
+    """The 6x6 matrix ᴾX_C of :func:`act_motion`."""
+    z = jnp.zeros_like(R)
+    return jnp.concatenate(
+        [jnp.concatenate([R, mm(skew(p), R)], -1), jnp.concatenate([z, R], -1)], -2
+    )
+
+
+def force_matrix(R, p):
+    """The 6x6 matrix ᴾX*_C of :func:`act_force`."""
+    z = jnp.zeros_like(R)
+    return jnp.concatenate(
+        [jnp.concatenate([R, z], -1), jnp.concatenate([mm(skew(p), R), R], -1)], -2
+    )
+
+
+def inertia_to_parent(R, p, I):
+    """ᴾX*_C I ᶜX_P: a 6x6 (articulated) inertia given in C, expressed in P.
+
+    Written block by block with the rotation first, the shift second, so it
+    costs a few 3x3 products rather than two 6x6 ones.
+    """
+    Rt = jnp.swapaxes(R, -1, -2)
+    # rotate: I' = diag(R, R) I diag(Rᵀ, Rᵀ)
+    A = mm(mm(R, I[..., :3, :3]), Rt)
+    B = mm(mm(R, I[..., :3, 3:]), Rt)
+    C = mm(mm(R, I[..., 3:, :3]), Rt)
+    D = mm(mm(R, I[..., 3:, 3:]), Rt)
+    # shift the reference point by p:  X* I X with X = [[1, -p̂], [0, 1]] (child at p)
+    P = skew(p)
+    # ᴾX*_C = [[1, 0], [p̂, 1]],  ᶜX_P = [[1, -p̂], [0, 1]]
+    A2 = A
+    B2 = B - mm(A, P)
+    C2 = C + mm(P, A)
+    D2 = D + mm(P, B) - mm(C, P) - mm(mm(P, A), P)
+    return jnp.concatenate(
+        [jnp.concatenate([A2, B2], -1), jnp.concatenate([C2, D2], -1)], -2
+    )
+
+
+# ---------------------------------------------------------------------------
+# Spatial cross products
+
+
+def cross_motion(a, b):
+    """a × b for twists a = [v; ω], b: [ω × v_b + v × ω_b; ω × ω_b]."""
+    v, w = a[..., :3], a[..., 3:]
+    return jnp.concatenate([cross(w, b[..., :3]) + cross(v, b[..., 3:]), cross(w, b[..., 3:])], -1)
+
+
+def cross_force(a, f):
+    """a ×* f for a twist a = [v; ω] and a wrench f = [f; n]: [ω × f; ω × n + v × f]."""
+    v, w = a[..., :3], a[..., 3:]
+    return jnp.concatenate([cross(w, f[..., :3]), cross(w, f[..., 3:]) + cross(v, f[..., :3])], -1)
+
+
+# ---------------------------------------------------------------------------
+# Spatial inertia
+
+
+def spatial_inertia(mass, com, inertia_com):
+    """6x6 spatial inertia, linear first, about the frame origin.
+
+    ``inertia_com`` is the 3x3 rotational inertia about the centre of mass,
+    in the frame's axes.  Result: [[m 1, −m ĉ], [m ĉ, I_c − m ĉ ĉ]].
+    """
+    mass = jnp.asarray(mass)
+    com = jnp.asarray(com)
+    c = skew(com)
+    m = mass[..., None, None]
+    eye = jnp.eye(3, dtype=c.dtype)
+    top = jnp.concatenate([m * eye, -m * c], -1)
+    bot = jnp.concatenate([m * c, jnp.asarray(inertia_com) - m * (c @ c)], -1)
+    return jnp.concatenate([top, bot], -2)
+
+
+def inertia_parts(I):
+    """Mass, centre of mass and rotational inertia about it from a rigid 6x6 spatial inertia."""
+    m = I[..., 0, 0]
+    mc_hat = I[..., 3:, :3]
+    mc = jnp.stack([mc_hat[..., 2, 1], mc_hat[..., 0, 2], mc_hat[..., 1, 0]], -1)
+    # a massless frame has no centre of mass: put it at the origin
+    c = mc / jnp.where(m > 0, m, 1.0)[..., None]
+    C = skew(c)
+    Ic = I[..., 3:, 3:] + m[..., None, None] * (C @ C)
+    return m, c, Ic

@@ -1,0 +1,19 @@
+import os
+from pathlib import Path
+
+os.environ.setdefault("JAXMBD_X64", "1")
+
+import jax  # noqa: E402
+import pytest  # noqa: E402
+
+import jaxmbd  # noqa: E402,F401  (turns float64 on)
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+
+@pytest.fixture
+def shared_data():
+    d = SHARED / "data" / "wecsim_rm3"
+    if not d.is_dir():
+        pytest.skip("../shared/data/wecsim_rm3 is not present")
+    return d
