@@ -1,0 +1,1 @@
+"""Files in and out: system files (TOML) and results (NetCDF through xarray)."""

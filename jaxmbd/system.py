@@ -1,0 +1,201 @@
+"""System = Model + force elements (controllers included); the ODE right-hand side.
+
+The state is ``y = (q, v, z)``: joint coordinates, joint velocities and the
+internal states of the force elements (radiation memory, controller
+integrators, winches), concatenated in element order.  Quaternions inside
+``q`` are renormalised wherever they are read.
+
+A force element is one Equinox module (see :class:`ForceElement`): it sees the
+kinematics of the current state through a :class:`Context` and returns body
+wrenches, joint forces and the derivative of its own states.  Adding a new
+kind (a fender, a tugger line) means writing one such class; nothing else
+changes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import equinox as eqx
+import jax.numpy as jnp
+
+from . import spatial
+from .dynamics import forward_dynamics
+from .kinematics import joint_states
+from .model import Model
+
+
+class Context(NamedTuple):
+    """What a force element may read at one instant.
+
+    ``R``, ``p``: world placement of every body frame, (n, 3, 3) and (n, 3);
+    ``twist``: body twists [v; ω] in body frames, (n, 6); ``waves``: the wave
+    realisation of this run (or None); ``params``: run-time parameters (a
+    pytree the caller may differentiate, e.g. controller set points).
+    """
+
+    t: Any
+    q: Any
+    v: Any
+    R: Any
+    p: Any
+    twist: Any
+    model: Model
+    waves: Any = None
+    params: Any = None
+
+    def point_position(self, body: int, point):
+        """World position of a point given in body coordinates."""
+        return self.p[body] + spatial.mv(self.R[body], point)
+
+    def point_velocity(self, body: int, point):
+        """World velocity of a point given in body coordinates."""
+        tw = self.twist[body]
+        return spatial.mv(self.R[body], tw[:3] + spatial.cross(tw[3:], point))
+
+    def world_point_wrench(self, body: int, point, force_world):
+        """Body-frame wrench of a world-frame force acting at a body point (body coordinates)."""
+        fb = spatial.mtv(self.R[body], force_world)
+        return jnp.concatenate([fb, spatial.cross(point, fb)])
+
+
+class Contribution(NamedTuple):
+    """What a force element returns: body wrenches (n, 6) in body frames, joint forces (nv,),
+    and the derivative of its internal states (n_states,).  None means zero."""
+
+    f_ext: Any = None
+    tau: Any = None
+    zdot: Any = None
+
+
+class ForceElement(eqx.Module):
+    """Base class of force elements and controllers.
+
+    Subclasses set ``name`` and implement :meth:`contribution`; those with
+    internal states override :attr:`n_states` and :meth:`initial_state`; those
+    that report values (a rope tension) override :meth:`outputs`.
+    """
+
+    name: eqx.AbstractVar[str]
+
+    @property
+    def n_states(self) -> int:
+        return 0
+
+    def initial_state(self, model: Model, q, v):
+        return jnp.zeros(self.n_states, dtype=model.inertia.dtype)
+
+    def extra_inertia(self, model: Model):
+        """A constant 6x6 inertia per body added inside the recursion (n, 6, 6), or None."""
+        return None
+
+    def contribution(self, ctx: Context, z) -> Contribution:
+        raise NotImplementedError
+
+    def outputs(self, ctx: Context, z) -> dict:
+        return {}
+
+
+class System(eqx.Module):
+    """A model with its force elements and an optional wave field description."""
+
+    model: Model
+    forces: tuple = ()
+    waves: Any = None
+    name: str = eqx.field(static=True, default="system")
+
+    def __check_init__(self):
+        names = [f.name for f in self.forces]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            from .joints import ModelError
+
+            raise ModelError(f"{self.name}: duplicate force element names {sorted(dup)}")
+
+    @property
+    def n_states(self) -> int:
+        return sum(f.n_states for f in self.forces)
+
+    def state_slices(self) -> list[slice]:
+        out, s = [], 0
+        for f in self.forces:
+            out.append(slice(s, s + f.n_states))
+            s += f.n_states
+        return out
+
+    def initial_states(self, q, v):
+        zs = [f.initial_state(self.model, q, v) for f in self.forces]
+        return jnp.concatenate(zs) if zs else jnp.zeros(0, dtype=self.model.inertia.dtype)
+
+    def extra_inertia(self):
+        total = None
+        for f in self.forces:
+            e = f.extra_inertia(self.model)
+            if e is not None:
+                total = e if total is None else total + e
+        return total
+
+    def context(self, t, q, v, waves=None, params=None) -> Context:
+        model = self.model
+        js = joint_states(model, q, v)
+        Rw, pw, tw = [], [], []
+        for i, lam in enumerate(model.parents):
+            vJ = spatial.mv(js.S[i], js.v[i]) if model.joints[i].nv else jnp.zeros(6, dtype=q.dtype)
+            if lam < 0:
+                Rw.append(js.R[i])
+                pw.append(js.p[i])
+                tw.append(vJ)
+            else:
+                R, p = spatial.compose(Rw[lam], pw[lam], js.R[i], js.p[i])
+                Rw.append(R)
+                pw.append(p)
+                tw.append(spatial.inv_act_motion(js.R[i], js.p[i], tw[lam]) + vJ)
+        return Context(t, q, v, jnp.stack(Rw), jnp.stack(pw), jnp.stack(tw), model, waves, params)
+
+    def loads(self, t, q, v, z, waves=None, params=None):
+        """Sum of all elements' contributions: (f_ext (n, 6), tau (nv,), zdot (n_states,), ctx)."""
+        model = self.model
+        ctx = self.context(t, q, v, waves, params)
+        dtype = jnp.result_type(q, v)
+        f_ext = jnp.zeros((model.n_bodies, 6), dtype=dtype)
+        tau = jnp.zeros(model.nv, dtype=dtype)
+        zdots = []
+        for f, s in zip(self.forces, self.state_slices()):
+            c = f.contribution(ctx, z[s])
+            if c.f_ext is not None:
+                f_ext = f_ext + c.f_ext
+            if c.tau is not None:
+                tau = tau + c.tau
+            if f.n_states:
+                zdots.append(c.zdot)
+        zdot = jnp.concatenate(zdots) if zdots else jnp.zeros(0, dtype=dtype)
+        return f_ext, tau, zdot, ctx
+
+    def rhs(self, t, y, args=None):
+        """dy/dt for y = (q, v, z); ``args = (waves, params)`` or None."""
+        waves, params = args if args is not None else (None, None)
+        q, v, z = y
+        q = self.model.normalise(q)
+        f_ext, tau, zdot, _ = self.loads(t, q, v, z, waves, params)
+        vdot = forward_dynamics(self.model, q, v, tau, f_ext, self.extra_inertia())
+        return self.model.qdot(q, v), vdot, zdot
+
+    def outputs(self, t, y, args=None) -> dict:
+        """Named outputs of every element at one state (e.g. ``rope/tension``)."""
+        waves, params = args if args is not None else (None, None)
+        q, v, z = y
+        q = self.model.normalise(q)
+        ctx = self.context(t, q, v, waves, params)
+        out = {}
+        for f, s in zip(self.forces, self.state_slices()):
+            for k, val in f.outputs(ctx, z[s]).items():
+                out[f"{f.name}/{k}"] = val
+        return out
+
+
+def energy(system: System, q, v):
+    """Kinetic + gravitational potential energy of the rigid bodies (J)."""
+    from .dynamics import total_energy
+
+    return total_energy(system.model, q, v)
+
