@@ -197,10 +197,10 @@ def simulate(
     n_save = int(round(duration / save_dt)) + 1
     ts = t0 + np.linspace(0.0, duration, n_save)
     y0 = initial_state(system, q0, v0)
-    run = eqx.filter_jit(lambda sys, y, w: solve(sys, y, ts, integrator=integrator, waves=w, params=params))
+    integrator = dataclasses.replace(integrator, max_steps=integrator.steps_for(duration))
     if n_realisations is None:
         waves = system.waves.realise(key) if (system.waves is not None and key is not None) else None
-        ys, code = run(system, y0, waves)
+        ys, code = _solve_jit(system, y0, ts, integrator=integrator, waves=waves, params=params)
         ys = jax.tree_util.tree_map(np.asarray, ys)
         _check_finite(system, np.asarray(ts), ys, code)
         outs = _outputs(system, ts, ys, waves, params)
@@ -208,22 +208,93 @@ def simulate(
     if key is None:
         raise ValueError("n_realisations needs a PRNG key, e.g. key=jax.random.key(0)")
     keys = jax.random.split(key, n_realisations)
-    waves = jax.vmap(system.waves.realise)(keys) if system.waves is not None else None
-    ys, code = eqx.filter_jit(
-        jax.vmap(lambda w: solve(system, y0, ts, integrator=integrator, waves=w, params=params))
-    )(waves)
+    ys, code, outs = _solve_batch(system, y0, ts, keys, integrator=integrator, params=params)
     ys = jax.tree_util.tree_map(np.asarray, ys)
     for r in range(n_realisations):
         _check_finite(system, np.asarray(ts), jax.tree_util.tree_map(lambda a: a[r], ys), code[r])
-    outs = jax.vmap(lambda y, w: _outputs_jax(system, ts, y, w, params))(ys, waves)
     outs = {k: np.asarray(v) for k, v in outs.items()}
     return Result(system, np.asarray(ts), ys[0], ys[1], ys[2], outs, batched=True)
+
+
+_solve_jit = eqx.filter_jit(solve)
+
+
+@eqx.filter_jit
+def _solve_batch(system, y0, ts, keys, *, integrator, params):
+    def one(key):
+        waves = system.waves.realise(key) if system.waves is not None else None
+        ys, code = solve(system, y0, ts, integrator=integrator, waves=waves, params=params)
+        return ys, code, _outputs_jax(system, ts, ys, waves, params)
+
+    return jax.vmap(one)(keys)
 
 
 def _outputs_jax(system: System, ts, ys, waves, params):
     return jax.vmap(lambda t, q, v, z: system.outputs(t, (q, v, z), (waves, params)))(ts, *ys)
 
 
+_outputs_jit = eqx.filter_jit(_outputs_jax)
+
+
 def _outputs(system, ts, ys, waves, params):
-    outs = eqx.filter_jit(_outputs_jax)(system, ts, ys, waves, params)
+    outs = _outputs_jit(system, ts, ys, waves, params)
     return {k: np.asarray(v) for k, v in outs.items()}
+
+
+def _residual(system, q, mask, params):
+    v = jnp.zeros(system.model.nv, dtype=q.dtype)
+    z = system.initial_states(q, v)
+    _, vdot, _ = system.rhs(0.0, (q, v, z), (None, params))
+    return vdot * mask
+
+
+@eqx.filter_jit
+def _newton_step(system, q, mask, params):
+    model = system.model
+    r = _residual(system, q, mask, params)
+    J = jax.jacfwd(lambda d: _residual(system, model.integrate(q, d * mask), mask, params))(jnp.zeros(model.nv, dtype=q.dtype))
+    delta = -jnp.linalg.lstsq(J, r, rcond=1e-12)[0] * mask
+    return jnp.max(jnp.abs(r)), delta
+
+
+@eqx.filter_jit
+def _trial(system, q, delta, lam, mask, params):
+    qn = system.model.integrate(q, delta, lam)
+    return qn, jnp.max(jnp.abs(_residual(system, qn, mask, params)))
+
+
+def static_equilibrium(system: System, q0=None, *, free=None, tol: float = 1e-10, max_iter: int = 50, params=None):
+    """Configuration where the system rests (v = 0): ropes carry the weight, springs and hydrostatics balance it.
+
+    Newton's method on the joint accelerations v̇(q, v = 0) = 0 over the
+    increments δ of the joint coordinates (q ⊕ δ), solved by least squares so
+    that directions with no restoring force (surge of an unmoored vessel) stay
+    where they are, with a backtracking line search.  ``free`` (nv,) of bools
+    limits which velocity directions move (default: all).  Internal states are
+    at their initial values.  Returns q; raises SimulationError when it does
+    not converge to ``tol`` (m/s² or rad/s²).
+    """
+    model = system.model
+    q = model.neutral() if q0 is None else model.normalise(jnp.asarray(q0, dtype=model.inertia.dtype))
+    mask = jnp.ones(model.nv, dtype=q.dtype) if free is None else jnp.asarray(free, dtype=q.dtype)
+    r0 = rn = None
+    for _ in range(max_iter):
+        rn_arr, delta = _newton_step(system, q, mask, params)
+        rn = float(rn_arr)
+        r0 = rn if r0 is None else r0
+        if not np.isfinite(rn):
+            break
+        if rn < tol:
+            return q
+        lam = 1.0
+        for _ in range(20):
+            qn, rn_new = _trial(system, q, delta, jnp.asarray(lam, dtype=q.dtype), mask, params)
+            if float(rn_new) < rn:
+                break
+            lam *= 0.5
+        q = qn
+    raise SimulationError(
+        f"{system.name}: no static equilibrium found after {max_iter} Newton steps "
+        f"(largest residual acceleration {rn:.3g}, from {r0:.3g}); check that every free direction "
+        "has a restoring force (rope, mooring, hydrostatics) or fix it with `free`"
+    )

@@ -169,11 +169,14 @@ def quat_derivative(q, omega_body):
 
 def quat_exp(phi):
     """Unit quaternion of the rotation vector φ (body-frame increment)."""
-    angle = jnp.linalg.norm(phi, axis=-1, keepdims=True)
-    safe = jnp.where(angle > 1e-12, angle, 1.0)
+    # sin(θ/2)/θ with its Taylor series near zero, and a norm whose derivative at
+    # zero is finite (the double-where idiom), so gradients stay finite at φ = 0.
+    angle2 = jnp.sum(phi * phi, axis=-1, keepdims=True)
+    small = angle2 < 1e-12
+    safe = jnp.sqrt(jnp.where(small, 1.0, angle2))
+    angle = jnp.where(small, 0.0, safe)
     half = 0.5 * angle
-    # sin(θ/2)/θ with its Taylor series near zero, so gradients stay finite.
-    k = jnp.where(angle > 1e-6, jnp.sin(half) / safe, 0.5 - angle**2 / 48.0)
+    k = jnp.where(small, 0.5 - angle2 / 48.0, jnp.sin(0.5 * safe) / safe)
     return jnp.concatenate([jnp.cos(half), k * phi], -1)
 
 

@@ -58,6 +58,28 @@ class Context(NamedTuple):
         fb = spatial.mtv(self.R[body], force_world)
         return jnp.concatenate([fb, spatial.cross(point, fb)])
 
+    def body_index(self, name: str) -> int:
+        """Index of a body by name; ``"world"`` is -1 (a fixed point of the world)."""
+        return -1 if name == "world" else self.model.index(name)
+
+    def point(self, body: str, point):
+        """World position and velocity of a point given in a body's frame (or of a world point)."""
+        point = jnp.asarray(point, dtype=self.p.dtype)
+        i = self.body_index(body)
+        if i < 0:
+            return point, jnp.zeros_like(point)
+        return self.point_position(i, point), self.point_velocity(i, point)
+
+    def add_point_force(self, f_ext, body: str, point, force_world):
+        """Add a world-frame force acting at a body point to the body wrenches (no-op on the world)."""
+        i = self.body_index(body)
+        if i < 0:
+            return f_ext
+        return f_ext.at[i].add(self.world_point_wrench(i, jnp.asarray(point, dtype=self.p.dtype), force_world))
+
+    def zeros_f_ext(self):
+        return jnp.zeros((self.model.n_bodies, 6), dtype=self.p.dtype)
+
 
 class Contribution(NamedTuple):
     """What a force element returns: body wrenches (n, 6) in body frames, joint forces (nv,),

@@ -1,0 +1,55 @@
+"""Linear mooring on one body (seed 002, eq. 11)."""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax.numpy as jnp
+
+from .. import spatial
+from ..system import Context, Contribution, ForceElement
+
+
+def small_displacement(ctx: Context, body: str, point, R0, p0):
+    """Displacement η = [x, y, z, φ, θ, ψ] of a body point from its equilibrium placement (R0, p0)
+    in the equilibrium (world) frame, and its rate: translations of the point, rotations as the
+    z-y-x Euler angles of R0ᵀR (seakeeping convention), rates from the world angular velocity."""
+    i = ctx.body_index(body)
+    pos, vel = ctx.point(body, point)
+    Rrel = R0.T @ ctx.R[i]
+    ang = spatial.matrix_to_rpy(Rrel)
+    omega_world = spatial.mv(ctx.R[i], ctx.twist[i, 3:])
+    eta = jnp.concatenate([pos - p0, ang])
+    etadot = jnp.concatenate([vel, omega_world])
+    return eta, etadot
+
+
+class LinearMooring(ForceElement):
+    """F = −K (η − η_offset) − C η̇ + F_pretension, a wrench at ``point`` of ``body`` in world axes.
+
+    ``stiffness`` and ``damping`` are 6x6 (N/m, N m/rad, ...); η is the body
+    point's displacement from its placement at ``reference`` (world position of
+    the point at rest), rotations by small-angle Euler angles.  Output:
+    ``force`` (6,), the wrench on the body at the point in world axes.
+    """
+
+    name: str = eqx.field(static=True)
+    body: str = eqx.field(static=True)
+    point: jnp.ndarray
+    reference: jnp.ndarray
+    stiffness: jnp.ndarray
+    damping: jnp.ndarray
+    pretension: jnp.ndarray = eqx.field(default_factory=lambda: jnp.zeros(6))
+
+    def wrench(self, ctx: Context):
+        eta, etadot = small_displacement(ctx, self.body, self.point, jnp.eye(3), self.reference)
+        return -self.stiffness @ eta - self.damping @ etadot + self.pretension
+
+    def contribution(self, ctx: Context, z) -> Contribution:
+        w = self.wrench(ctx)
+        i = ctx.body_index(self.body)
+        f_ext = ctx.add_point_force(ctx.zeros_f_ext(), self.body, self.point, w[:3])
+        f_ext = f_ext.at[i, 3:].add(spatial.mtv(ctx.R[i], w[3:]))
+        return Contribution(f_ext=f_ext)
+
+    def outputs(self, ctx: Context, z) -> dict:
+        return {"force": self.wrench(ctx)}

@@ -1,0 +1,56 @@
+"""Linear spring-damper(-actuator) between two points (seed 002, eq. 12-16)."""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax.numpy as jnp
+
+from ..system import Context, Contribution, ForceElement
+
+
+class SpringDamper(ForceElement):
+    """Force along the line from point a (on ``body_a``) to point b (on ``body_b``):
+
+        f = k (l − l₀) + c l̇ + f_act,   pulling b towards a when positive,
+
+    with l the distance between the points and l̇ its rate.  Either body may be
+    ``"world"``.  Outputs: ``force`` (N, positive in tension), ``length`` (m).
+    """
+
+    name: str = eqx.field(static=True)
+    body_a: str = eqx.field(static=True)
+    body_b: str = eqx.field(static=True)
+    point_a: jnp.ndarray
+    point_b: jnp.ndarray
+    stiffness: jnp.ndarray
+    damping: jnp.ndarray
+    rest_length: jnp.ndarray
+    actuator_force: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(0.0))
+
+    def _line(self, ctx: Context):
+        pa, va = ctx.point(self.body_a, self.point_a)
+        pb, vb = ctx.point(self.body_b, self.point_b)
+        d = pb - pa
+        l = jnp.sqrt(jnp.sum(d * d) + 1e-30)
+        e = d / l
+        return pa, pb, e, l, jnp.sum(e * (vb - va))
+
+    def force(self, ctx: Context):
+        _, _, e, l, ldot = self._line(ctx)
+        return self.stiffness * (l - self.rest_length) + self.damping * ldot + self.actuator_force, e, l
+
+    def contribution(self, ctx: Context, z) -> Contribution:
+        f, e, _ = self.force(ctx)
+        f_ext = ctx.zeros_f_ext()
+        f_ext = ctx.add_point_force(f_ext, self.body_a, self.point_a, f * e)
+        f_ext = ctx.add_point_force(f_ext, self.body_b, self.point_b, -f * e)
+        return Contribution(f_ext=f_ext)
+
+    def outputs(self, ctx: Context, z) -> dict:
+        f, _, l = self.force(ctx)
+        return {"force": f, "length": l}
+
+    def power(self, ctx: Context):
+        """Power absorbed by the damper (W), c l̇² ≥ 0."""
+        _, _, _, _, ldot = self._line(ctx)
+        return self.damping * ldot**2
