@@ -1,0 +1,124 @@
+"""Controllers as force elements: joint PD with gravity compensation, roll-and-pitch motion compensation.
+
+Gains are array leaves, so an optimiser differentiates results with respect
+to them.  Active heave compensation lives on the winch of a
+:class:`~jaxmbd.forces.WireRope` (``heave_compensation``, ``hook_gain``).
+"""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax.numpy as jnp
+
+from . import spatial
+from .dynamics import inverse_dynamics
+from .system import Context, Contribution, ForceElement
+
+
+def _dofs(model, joints):
+    idx = []
+    for j in joints:
+        i = model.index(j)
+        if model.joints[i].nv != 1:
+            raise ValueError(f"controller joint {j!r}: expected a one-coordinate joint (revolute or prismatic)")
+        idx.append(model.v_start[i])
+    qidx = [model.q_start[model.index(j)] for j in joints]
+    return jnp.asarray(qidx), jnp.asarray(idx)
+
+
+def gravity_torques(ctx: Context):
+    """Joint forces that hold the tree still against gravity at the current q (RNEA with v = v̇ = 0)."""
+    z = jnp.zeros(ctx.model.nv, dtype=ctx.q.dtype)
+    return inverse_dynamics(ctx.model, ctx.q, z, z)
+
+
+class JointPD(ForceElement):
+    """τ = K_p (q_ref − q) − K_d q̇ + K_i ∫(q_ref − q) dt [+ g(q)] on one-coordinate joints.
+
+    With ``gravity_compensation`` the joints also get the torque that holds
+    the tree against gravity at the current configuration (seed 003, Sec. 5),
+    so the set point is held without steady-state error.  Integral action adds
+    one state per joint when ``integral`` is true.  Outputs: ``torque`` (per joint).
+    """
+
+    name: str = eqx.field(static=True)
+    joints: tuple = eqx.field(static=True)
+    setpoint: jnp.ndarray
+    kp: jnp.ndarray
+    kd: jnp.ndarray
+    ki: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(0.0))
+    gravity_compensation: bool = eqx.field(static=True, default=True)
+    integral: bool = eqx.field(static=True, default=False)
+
+    @property
+    def n_states(self):
+        return len(self.joints) if self.integral else 0
+
+    def torque(self, ctx: Context, z):
+        qi, vi = _dofs(ctx.model, self.joints)
+        err = self.setpoint - ctx.q[qi]
+        tau = self.kp * err - self.kd * ctx.v[vi]
+        if self.integral:
+            tau = tau + self.ki * z
+        if self.gravity_compensation:
+            tau = tau + gravity_torques(ctx)[vi]
+        return tau, vi, err
+
+    def contribution(self, ctx: Context, z) -> Contribution:
+        tau, vi, err = self.torque(ctx, z)
+        full = jnp.zeros(ctx.model.nv, dtype=ctx.q.dtype).at[vi].add(tau)
+        return Contribution(tau=full, zdot=err if self.integral else None)
+
+    def outputs(self, ctx: Context, z) -> dict:
+        return {"torque": self.torque(ctx, z)[0]}
+
+
+class MotionCompensation(ForceElement):
+    """Roll-and-pitch compensation platform (seed 003): PD on two joints (roll about x, then pitch about y).
+
+    ``mode = "on"`` keeps the platform body level: the errors are its roll and
+    pitch in the world (z-y-x Euler angles) and the rates its angular velocity
+    about its own x and y axes.  ``mode = "off"`` locks the platform parallel to
+    the deck (PD on the joint angles towards zero).  Gravity compensation as in
+    :class:`JointPD`.  Outputs: ``torque`` (2,), ``roll``, ``pitch`` of the platform (rad, world).
+    """
+
+    name: str = eqx.field(static=True)
+    roll_joint: str = eqx.field(static=True)
+    pitch_joint: str = eqx.field(static=True)
+    platform: str = eqx.field(static=True)
+    kp: jnp.ndarray
+    kd: jnp.ndarray
+    mode: str = eqx.field(static=True, default="on")
+    gravity_compensation: bool = eqx.field(static=True, default=True)
+
+    def __check_init__(self):
+        if self.mode not in ("on", "off"):
+            raise ValueError(f"motion compensation {self.name!r}: mode must be 'on' or 'off', got {self.mode!r}")
+
+    def _level(self, ctx: Context):
+        i = ctx.model.index(self.platform)
+        rpy = spatial.matrix_to_rpy(ctx.R[i])
+        return rpy[0], rpy[1], ctx.twist[i, 3:5]
+
+    def torque(self, ctx: Context):
+        qi, vi = _dofs(ctx.model, (self.roll_joint, self.pitch_joint))
+        if self.mode == "on":
+            roll, pitch, rate = self._level(ctx)
+            tau = -self.kp * jnp.stack([roll, pitch]) - self.kd * rate
+        else:
+            tau = -self.kp * ctx.q[qi] - self.kd * ctx.v[vi]
+        if self.gravity_compensation:
+            tau = tau + gravity_torques(ctx)[vi]
+        return tau, vi
+
+    def contribution(self, ctx: Context, z) -> Contribution:
+        tau, vi = self.torque(ctx)
+        return Contribution(tau=jnp.zeros(ctx.model.nv, dtype=ctx.q.dtype).at[vi].add(tau))
+
+    def outputs(self, ctx: Context, z) -> dict:
+        roll, pitch, _ = self._level(ctx)
+        return {"torque": self.torque(ctx)[0], "roll": roll, "pitch": pitch}
+
+
+KINDS = {"joint_pd": JointPD, "motion_compensation": MotionCompensation}
