@@ -1,0 +1,64 @@
+"""Hydrodynamics: waves, BEM coefficients (Capytaine / WAMIT), radiation memory, RAOs.
+
+Conventions: SI units, z up, wave direction β = direction of travel from +x
+towards +y, time dependence e^{-iωt} (Capytaine's), DOF order surge, sway,
+heave, roll, pitch, yaw per body. See docs/hydro.md.
+"""
+
+from jaxmbd.hydro.waves import (
+    JONSWAP,
+    PiersonMoskowitz,
+    RegularWave,
+    WaveComponents,
+    complex_amplitudes,
+    elevation,
+    realise,
+    spreading_function,
+    spreading_weights,
+    wavenumber,
+)
+from jaxmbd.hydro.bem import (
+    HydroData,
+    HydroDataError,
+    box,
+    cylinder,
+    make_test_barge,
+    read_capytaine,
+    read_wamit,
+    run_capytaine,
+    test_barge_path,
+)
+from jaxmbd.hydro.radiation import (
+    RadiationFitReport,
+    RadiationStateSpace,
+    fit_radiation,
+    retardation_function,
+)
+from jaxmbd.hydro.frequency_domain import rao
+
+__all__ = [
+    "JONSWAP",
+    "PiersonMoskowitz",
+    "RegularWave",
+    "WaveComponents",
+    "complex_amplitudes",
+    "elevation",
+    "realise",
+    "spreading_function",
+    "spreading_weights",
+    "wavenumber",
+    "HydroData",
+    "HydroDataError",
+    "box",
+    "cylinder",
+    "make_test_barge",
+    "read_capytaine",
+    "read_wamit",
+    "run_capytaine",
+    "test_barge_path",
+    "RadiationFitReport",
+    "RadiationStateSpace",
+    "fit_radiation",
+    "retardation_function",
+    "rao",
+]

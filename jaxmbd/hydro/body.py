@@ -1,0 +1,269 @@
+"""The hydrodynamic force element: linear potential flow on one or several floating bodies.
+
+For the bodies' displacements η and velocities ν (surge, sway, heave, roll,
+pitch, yaw of each hydrodynamic reference point from its equilibrium, in the
+equilibrium frame; DESIGN.md), Cummins' equation gives the loads
+
+    F = F_exc(t) − A(∞) ν̇ − ∫₀ᵗ K(t − τ) ν(τ) dτ − C_b η + W_b − B_v ν − D |ν| ν
+
+* A(∞) joins each body's inertia inside the articulated-body recursion
+  (:meth:`extra_inertia`), exactly; coupling blocks between bodies go through
+  the mass-matrix route of :class:`~jaxmbd.system.System`.
+* The memory integral is the state-space model of :mod:`.radiation`
+  (internal states of this element).
+* Excitation: F_exc = Re Σ_j A_j F̂(ω_j, β_j) e^{−iω_j t}, with the RAO
+  interpolated onto each wave component once per realisation (:meth:`prepare`).
+* Hydrostatics: the model applies the weight of every body exactly; this
+  element adds the buoyancy: a constant wrench W_b = ρ g V through the
+  centre of buoyancy at rest, and the linear buoyancy stiffness
+  C_b = C − C_g, the file's restoring matrix C (Capytaine's and WAMIT's
+  include the weight's −m g z_G terms) less the linearised weight C_g of the
+  mass it was computed with.
+* Optional: extra linear damping B_v (viscous roll damping, a PTO) and
+  quadratic drag D (diagonal).
+"""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax.numpy as jnp
+import numpy as np
+
+from .. import spatial
+from ..model import Model
+from ..system import Context, Contribution, ForceElement
+from .bem import HydroData
+from .radiation import RadiationStateSpace, consistent_added_mass_inf, fit_radiation
+from .waves import complex_amplitudes
+
+
+def gravity_stiffness(mass, com_rel, g=9.81):
+    """Linearised restoring matrix of a weight m g at ``com_rel`` from the reference point (6x6).
+
+    The moment of −m g e_z about the reference point after a small rotation α
+    changes by m g (r_z α − r α_z), so C_g[3:, 3:] = −m g (r_z 1 − r e_zᵀ):
+    −m g z_G on roll and pitch, +m g x_G, +m g y_G in the roll-yaw and
+    pitch-yaw entries (the terms Capytaine adds for the weight).
+    """
+    r = np.asarray(com_rel, float)
+    C = np.zeros((6, 6))
+    C[3:, 3:] = -mass * g * (r[2] * np.eye(3) - np.outer(r, [0.0, 0.0, 1.0]))
+    return C
+
+
+class HydroBody(ForceElement):
+    """Linear hydrodynamic loads on the model bodies ``bodies`` (one per body of ``hydro``).
+
+    Build it with :meth:`create`, which finds each body's equilibrium pose in
+    the model, fits the radiation memory and separates buoyancy from weight.
+    States: the radiation memory.  Outputs: ``excitation`` (6nb,), ``radiation``
+    (6nb,), ``eta`` (6nb,): the loads at the reference points in world axes and
+    the displacements.
+    """
+
+    name: str = eqx.field(static=True)
+    bodies: tuple = eqx.field(static=True)
+    hydro: HydroData
+    radiation: RadiationStateSpace | None
+    added_mass_inf: jnp.ndarray  # (6nb, 6nb) A(∞) used in the time domain
+    ref_world: jnp.ndarray  # (nb, 3) reference points at rest, world
+    ref_body: jnp.ndarray  # (nb, 3) reference points in body coordinates
+    buoyancy_stiffness: jnp.ndarray  # (6nb, 6nb)
+    buoyancy_wrench: jnp.ndarray  # (6nb,) at the reference points, world axes
+    linear_damping: jnp.ndarray  # (6nb, 6nb)
+    quadratic_drag: jnp.ndarray  # (6nb,)
+    origin: jnp.ndarray  # (3,) world position of the BEM frame's origin
+    excitation_on: bool = eqx.field(static=True, default=True)
+    ramp_time: float = eqx.field(static=True, default=0.0)
+
+    @staticmethod
+    def create(
+        model: Model,
+        hydro: HydroData,
+        *,
+        name: str = "hydro",
+        bodies=None,
+        q_equilibrium=None,
+        origin=(0.0, 0.0, 0.0),
+        radiation: bool | RadiationStateSpace = True,
+        radiation_tol: float = 0.02,
+        mass=None,
+        com=None,
+        linear_damping=None,
+        quadratic_drag=None,
+        excitation: bool = True,
+        ramp_time: float = 0.0,
+        added_mass_inf: str = "fit",
+    ) -> "HydroBody":
+        """``bodies``: model body names for the hydro bodies (default: ``hydro.body_names``).
+        ``q_equilibrium``: the model configuration at rest (default: neutral); the bodies'
+        axes must be parallel to the world's there.  ``origin``: where the BEM frame's
+        origin sits in the world.  ``mass``/``com`` (per hydro body): the mass and centre of
+        mass (BEM frame) the restoring matrix was computed with (default: read from
+        ``hydro`` when it records them, else ρ V at the centre of buoyancy's x, y and the
+        reference point's z).  ``ramp_time`` (s): the excitation rises smoothly from zero over
+        this time (½(1 − cos πt/T)), which keeps the start-up transient and the drift of
+        unmoored bodies small.  ``added_mass_inf``: ``"fit"`` (default) takes the A(∞) that
+        makes the time-domain model reproduce the BEM A(ω) best with the fitted memory
+        (:func:`~jaxmbd.hydro.radiation.consistent_added_mass_inf`); ``"file"`` the file's."""
+        from ..kinematics import forward_kinematics
+
+        bodies = tuple(hydro.body_names if bodies is None else bodies)
+        nb = len(bodies)
+        if 6 * nb != hydro.added_mass_inf.shape[-1]:
+            raise ValueError(f"{hydro.source}: {nb} bodies named for {hydro.added_mass_inf.shape[-1] // 6} hydro bodies")
+        q = model.neutral() if q_equilibrium is None else jnp.asarray(q_equilibrium)
+        Rw, pw = forward_kinematics(model, q)
+        origin = np.asarray(origin, float)
+        ref_world = np.asarray(hydro.reference_point, float) + origin
+        ref_body = []
+        for k, b in enumerate(bodies):
+            i = model.index(b)
+            if np.max(np.abs(np.asarray(Rw[i]) - np.eye(3))) > 1e-6:
+                raise ValueError(
+                    f"hydro element {name!r}: body {b!r} is rotated at rest; hydrodynamic bodies must have "
+                    "their axes parallel to the world's in q_equilibrium"
+                )
+            ref_body.append(ref_world[k] - np.asarray(pw[i]))
+        rho, g = float(hydro.rho), float(hydro.g)
+        V = np.asarray(hydro.displaced_volume, float)
+        cob = np.asarray(hydro.centre_of_buoyancy, float)
+        C = np.asarray(hydro.hydrostatic_stiffness, float)
+        Cb = C.copy()
+        W = np.zeros(6 * nb)
+        for k in range(nb):
+            vk = V[k] if np.isfinite(V[k]) else C[6 * k + 2, 6 * k + 2] * 0.0
+            bk = cob[k] if np.all(np.isfinite(cob[k])) else np.asarray(hydro.reference_point[k], float)
+            mk = (rho * vk) if mass is None else float(np.atleast_1d(mass)[k])
+            ck = (
+                np.array([bk[0], bk[1], float(hydro.reference_point[k][2])])
+                if com is None
+                else np.asarray(com, float).reshape(nb, 3)[k]
+            )
+            s = slice(6 * k, 6 * k + 6)
+            Cb[s, s] = C[s, s] + gravity_stiffness(mk, ck - np.asarray(hydro.reference_point[k], float), g)
+            r = bk - np.asarray(hydro.reference_point[k], float)
+            Fb = np.array([0.0, 0.0, rho * g * vk])
+            W[s] = np.concatenate([Fb, np.cross(r, Fb)])
+        if radiation is True:
+            rad, _ = fit_radiation(hydro, tol=radiation_tol)
+        elif radiation is False:
+            rad = None
+        else:
+            rad = radiation
+        if added_mass_inf == "fit" and rad is not None:
+            Ainf = consistent_added_mass_inf(hydro, rad)
+        elif added_mass_inf in ("file", "fit"):
+            Ainf = np.asarray(hydro.added_mass_inf, float)
+        else:
+            raise ValueError(f"hydro element {name!r}: added_mass_inf must be 'fit' or 'file', got {added_mass_inf!r}")
+        return HydroBody(
+            name=name,
+            bodies=bodies,
+            hydro=hydro,
+            radiation=rad,
+            added_mass_inf=jnp.asarray(Ainf),
+            ref_world=jnp.asarray(ref_world),
+            ref_body=jnp.asarray(np.stack(ref_body)),
+            buoyancy_stiffness=jnp.asarray(Cb),
+            buoyancy_wrench=jnp.asarray(W),
+            linear_damping=jnp.zeros((6 * nb, 6 * nb)) if linear_damping is None else jnp.asarray(linear_damping),
+            quadratic_drag=jnp.zeros(6 * nb) if quadratic_drag is None else jnp.asarray(quadratic_drag),
+            origin=jnp.asarray(origin),
+            excitation_on=excitation,
+            ramp_time=float(ramp_time),
+        )
+
+    # -- structure -----------------------------------------------------------------
+
+    @property
+    def n_states(self) -> int:
+        return 0 if self.radiation is None else self.radiation.n_states
+
+    def initial_state(self, model, q, v):
+        return jnp.zeros(self.n_states, dtype=model.inertia.dtype)
+
+    def _block_inertia(self, k, l):
+        """A(∞) block (k, l) as a 6x6 at body origins: X*ᵀ A X with the reference-point shifts."""
+        A = self.added_mass_inf[6 * k : 6 * k + 6, 6 * l : 6 * l + 6]
+        # ν_ref,k = T_k v_k with T = [[1, −r̂], [0, 1]] (body axes = world axes at rest)
+        Tk = jnp.eye(6).at[:3, 3:].set(-spatial.skew(self.ref_body[k]))
+        Tl = jnp.eye(6).at[:3, 3:].set(-spatial.skew(self.ref_body[l]))
+        return Tk.T @ A @ Tl
+
+    def extra_inertia(self, model: Model):
+        E = jnp.zeros((model.n_bodies, 6, 6), dtype=model.inertia.dtype)
+        for k, b in enumerate(self.bodies):
+            E = E.at[model.index(b)].add(self._block_inertia(k, k))
+        return E
+
+    def coupled_inertia(self, model: Model):
+        """Off-diagonal A(∞) blocks between different bodies: list of (i, j, 6x6) or []."""
+        out = []
+        for k, bk in enumerate(self.bodies):
+            for l, bl in enumerate(self.bodies):
+                if k != l:
+                    blk = self._block_inertia(k, l)
+                    if np.any(np.asarray(blk) != 0):
+                        out.append((model.index(bk), model.index(bl), blk))
+        return out
+
+    # -- per realisation ---------------------------------------------------------------
+
+    def prepare(self, waves):
+        """Complex excitation coefficients c_j = A_j F̂(ω_j, β_j) e^{i k_j x'_0} (n_components, 6nb)."""
+        if waves is None or not self.excitation_on:
+            return None
+        F = self.hydro.excitation_at(waves.omega, waves.direction)
+        shift = waves.wavenumber * (self.origin[0] * jnp.cos(waves.direction) + self.origin[1] * jnp.sin(waves.direction))
+        c = complex_amplitudes(waves) * jnp.exp(1j * shift)
+        cF = c[:, None] * F
+        # real and imaginary parts apart: the integrator carries only real arrays
+        return (jnp.real(cF), jnp.imag(cF), waves.omega)
+
+    # -- loads ---------------------------------------------------------------------
+
+    def _motion(self, ctx: Context):
+        etas, nus = [], []
+        for k, b in enumerate(self.bodies):
+            i = ctx.body_index(b)
+            pos, vel = ctx.point(b, self.ref_body[k])
+            ang = spatial.matrix_to_rpy(ctx.R[i])
+            w = spatial.mv(ctx.R[i], ctx.twist[i, 3:])
+            etas.append(jnp.concatenate([pos - self.ref_world[k], ang]))
+            nus.append(jnp.concatenate([vel, w]))
+        return jnp.concatenate(etas), jnp.concatenate(nus)
+
+    def excitation_force(self, t, prepared):
+        if prepared is None:
+            return None
+        re, im, omega = prepared
+        wt = omega * t
+        F = jnp.cos(wt) @ re + jnp.sin(wt) @ im
+        if self.ramp_time > 0:
+            F = F * 0.5 * (1.0 - jnp.cos(jnp.pi * jnp.clip(t / self.ramp_time, 0.0, 1.0)))
+        return F
+
+    def loads(self, ctx: Context, z):
+        eta, nu = self._motion(ctx)
+        F = self.buoyancy_wrench - self.buoyancy_stiffness @ eta - self.linear_damping @ nu
+        F = F - self.quadratic_drag * jnp.abs(nu) * nu
+        rad = jnp.zeros_like(F) if self.radiation is None else self.radiation.force(z)
+        exc = self.excitation_force(ctx.t, ctx.prepared.get(self.name) if ctx.prepared else None)
+        exc = jnp.zeros_like(F) if exc is None else exc
+        zdot = None if self.radiation is None else self.radiation.derivative(z, nu)
+        return F + rad + exc, exc, rad, eta, zdot
+
+    def contribution(self, ctx: Context, z) -> Contribution:
+        F, _, _, _, zdot = self.loads(ctx, z)
+        f_ext = ctx.zeros_f_ext()
+        for k, b in enumerate(self.bodies):
+            i = ctx.body_index(b)
+            Fk = F[6 * k : 6 * k + 6]
+            f_ext = ctx.add_point_force(f_ext, b, self.ref_body[k], Fk[:3])
+            f_ext = f_ext.at[i, 3:].add(spatial.mtv(ctx.R[i], Fk[3:]))
+        return Contribution(f_ext=f_ext, zdot=zdot)
+
+    def outputs(self, ctx: Context, z) -> dict:
+        _, exc, rad, eta, _ = self.loads(ctx, z)
+        return {"excitation": exc, "radiation": rad, "eta": eta}

@@ -1,0 +1,85 @@
+"""Linear frequency-domain response (RAOs) of floating bodies, optionally constrained.
+
+For motions η = Re(X e^{−iωt}) (Capytaine's time convention) per unit wave
+amplitude, the linear equations of motion of 6nb DOFs,
+
+    (M + A(ω)) η̈ + (B(ω) + B_ext) η̇ + (C + K_ext) η = Re(F̂(ω, β) e^{−iωt}),
+
+give X(ω) = Z(ω)^{−1} F̂ with the impedance-like matrix
+
+    Z(ω) = −ω² (M + A(ω)) − iω (B(ω) + B_ext) + C + K_ext.
+
+(With e^{−iωt}, d/dt → −iω; the damping term carries −iω. Written with the
+e^{+iωt} convention of many textbooks the same matrix reads
+−ω²(M+A) + iω(B+B_ext) + C + K_ext and X is the complex conjugate.)
+
+Constraints: with a velocity transformation P (n_dof × n_red), η = P q,
+the reduced system (Pᵀ Z P) q = Pᵀ F̂ is solved and P q returned (seed 002's
+velocity transformation; joints between bodies, DOFs locked to the world).
+Runs in JAX so RAOs can be differentiated (e.g. with respect to PTO damping).
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+__all__ = ["rao", "impedance"]
+
+
+def impedance(hydro, mass, *, damping_ext=None, stiffness_ext=None, omega=None):
+    """Z(ω) = −ω²(M + A(ω)) − iω(B(ω) + B_ext) + C + K_ext, complex (n_omega, n_dof, n_dof).
+
+    ``omega`` defaults to the BEM frequencies (and must be them: A and B are
+    not interpolated here).
+    """
+    w = hydro.omega if omega is None else jnp.asarray(omega)
+    n = hydro.n_dof
+    M = jnp.asarray(mass)
+    Bx = jnp.zeros((n, n)) if damping_ext is None else jnp.asarray(damping_ext)
+    Kx = jnp.zeros((n, n)) if stiffness_ext is None else jnp.asarray(stiffness_ext)
+    w2 = w[:, None, None]
+    return (
+        -(w2**2) * (M + hydro.added_mass)
+        - 1j * w2 * (hydro.radiation_damping + Bx)
+        + hydro.hydrostatic_stiffness
+        + Kx
+    )
+
+
+def rao(
+    hydro,
+    mass,
+    *,
+    wave_direction=None,
+    damping_ext=None,
+    stiffness_ext=None,
+    constraint=None,
+    excitation=None,
+):
+    """Motion RAOs X(ω) [m/m, rad/m], complex (n_omega, n_dof), at the BEM frequencies.
+
+    ``hydro``: :class:`~jaxmbd.hydro.bem.HydroData`; ``mass``: rigid-body mass
+    matrix M (n_dof, n_dof) about the bodies' reference points (for body b,
+    [[m I, −m [r_G]×], [m [r_G]×, I_ref]] with r_G the centre of mass
+    relative to the reference point); ``wave_direction`` [rad] (default the
+    first table heading; interpolated with ``hydro.excitation_at``) or
+    ``excitation`` (n_omega, n_dof) complex to use instead; ``damping_ext``,
+    ``stiffness_ext``: extra linear matrices (mooring, PTO, viscous
+    linearisation), (n_dof, n_dof); ``constraint``: velocity transformation P
+    (n_dof, n_red).
+
+    Motions η(t) = Re(A_wave X(ω) e^{−iωt}) for the wave
+    ζ = Re(A_wave e^{i(kx' − ωt)}): same phase reference as the excitation.
+    """
+    if excitation is None:
+        beta = hydro.wave_direction[0] if wave_direction is None else wave_direction
+        F = hydro.excitation_at(hydro.omega, jnp.full(hydro.omega.shape, beta))
+    else:
+        F = jnp.asarray(excitation)
+    Z = impedance(hydro, mass, damping_ext=damping_ext, stiffness_ext=stiffness_ext)
+    if constraint is None:
+        return jnp.linalg.solve(Z, F[..., None])[..., 0]
+    P = jnp.asarray(constraint)
+    Zr = P.T @ Z @ P
+    q = jnp.linalg.solve(Zr, (P.T @ F[..., None]))[..., 0]
+    return q @ P.T

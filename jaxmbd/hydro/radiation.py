@@ -1,0 +1,385 @@
+"""Radiation memory: retardation functions and their state-space realisation (Cummins).
+
+Cummins' equation for the radiation force on the bodies (6nb DOFs):
+
+    f_rad(t) = −A(∞) ν̇(t) − ∫_0^t K(t − τ) ν(τ) dτ,
+    K(t) = (2/π) ∫_0^∞ B(ω) cos(ωt) dω,
+
+and in the frequency domain ∫_0^∞ K(t) e^{−iωt} dt = B(ω) + iω (A(ω) − A(∞))
+(Ogilvie). A(∞) belongs to the body inertia; this module deals with the
+convolution term, replaced by a linear state-space system
+
+    ẋ = A_r x + B_r ν,     f_mem = −C_r x     (D_r = 0),
+
+so that C_r e^{A_r t} B_r ≈ K(t). Each DOF pair (i, j) with a non-negligible
+K_ij gets its own SISO realisation identified from samples of K_ij(t) by
+Kung's (ERA) method: SVD of the Hankel matrix of the samples, order from the
+Hankel singular values, raised until the normalised L2 error on K_ij(t) meets
+the tolerance; poles are reflected into the left half plane if any fall
+outside, and C is then refitted by least squares on K_ij(t). The pairs are
+stacked block-diagonally into one system for the whole 6nb x 6nb matrix.
+
+Fitting is numpy / scipy (done once); :class:`RadiationStateSpace` runs in JAX.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+import scipy.linalg
+
+__all__ = ["retardation_function", "fit_radiation", "RadiationStateSpace", "RadiationFitReport"]
+
+
+def _cos_integral_piecewise_linear(omega, values, t):
+    """∫ f(ω) cos(ωt) dω for f piecewise linear on the grid ``omega``, exactly (Filon-type).
+
+    values: (n_omega, ...) ; t: (n_t,) -> (n_t, ...).
+    """
+    a, b = omega[:-1], omega[1:]
+    fa, fb = values[:-1], values[1:]
+    slope = (fb - fa) / (b - a)[(...,) + (None,) * (values.ndim - 1)]
+    out = np.empty((t.size,) + values.shape[1:])
+    for n, tt in enumerate(t):
+        if tt == 0.0:
+            out[n] = np.sum(0.5 * (fa + fb) * (b - a)[(...,) + (None,) * (values.ndim - 1)], axis=0)
+            continue
+        sa, sb, ca, cb = np.sin(a * tt), np.sin(b * tt), np.cos(a * tt), np.cos(b * tt)
+        i0 = (sb - sa) / tt  # ∫ cos
+        i1 = (b - a) * sb / tt + (cb - ca) / tt**2  # ∫ (ω − a) cos
+        e = (...,) + (None,) * (values.ndim - 1)
+        out[n] = np.sum(fa * i0[e] + slope * i1[e], axis=0)
+    return out
+
+
+def _extended_damping(omega, damping, tail_power, tail_extent, n_tail=200):
+    """B on [0, tail_extent·ω_N]: 0 at ω = 0, the BEM values, then B(ω_N)(ω_N/ω)^p."""
+    omega = np.asarray(omega, float)
+    damping = np.asarray(damping, float)
+    w = [np.zeros(1), omega]
+    b = [np.zeros((1,) + damping.shape[1:]), damping]
+    if tail_power is not None and tail_extent > 1.0:
+        wt = np.geomspace(omega[-1], tail_extent * omega[-1], n_tail)[1:]
+        e = (...,) + (None,) * (damping.ndim - 1)
+        w.append(wt)
+        b.append(damping[-1][None] * ((omega[-1] / wt) ** tail_power)[e])
+    return np.concatenate(w), np.concatenate(b)
+
+
+def retardation_function(omega, damping, t, *, tail_power: float | None = 3.0, tail_extent: float = 8.0):
+    """Retardation function K(t) = (2/π) ∫_0^∞ B(ω) cos(ωt) dω [N/m, N, N·m per unit velocity per s].
+
+    ``omega`` (n_omega,) rad/s increasing, ``damping`` (n_omega, ...) B(ω),
+    ``t`` (n_t,) s. B is taken piecewise linear, from B(0) = 0 (3-D bodies)
+    through the BEM points, and the cosine integral of each linear piece is
+    done exactly, so long times need no fine frequency grid. Tail beyond the
+    last BEM frequency ω_N: B(ω) = B(ω_N)(ω_N/ω)^p with p = ``tail_power``
+    (3, the decay of the damping of surface-piercing bodies at high frequency)
+    up to ``tail_extent``·ω_N, zero beyond; ``tail_power=None`` truncates at
+    ω_N (Gibbs ripple at frequency ω_N in K).
+    """
+    w, b = _extended_damping(omega, damping, tail_power, tail_extent)
+    return (2.0 / math.pi) * _cos_integral_piecewise_linear(w, b, np.asarray(t, float))
+
+
+def _hankel_svd(k_samples, max_rows=200):
+    """SVD of the Hankel matrix H[p, q] = K((p + q) dt) of the samples (at most max_rows square)."""
+    n = k_samples.size
+    rows = min(n // 2, max_rows)
+    cols = min(n - rows, max_rows)
+    H = scipy.linalg.hankel(k_samples[:rows], k_samples[rows - 1 : rows - 1 + cols])
+    return np.linalg.svd(H, full_matrices=False)
+
+
+def _era(svd, dt, order):
+    """Kung / ERA realisation (A, B, C) of order ``order`` of a continuous system.
+
+    From the Hankel SVD U S Vᵀ of the samples K(n dt) = C_d A_d^n B: observability
+    O = U_r S_r^½, controllability S_r^½ V_rᵀ, A_d from the shift invariance
+    of O, then A = log(A_d)/dt by eigen-decomposition.
+    """
+    U, s, Vt = svd
+    r = order
+    sq = np.sqrt(s[:r])
+    obs = U[:, :r] * sq
+    ctr = sq[:, None] * Vt[:r]
+    Ad = np.linalg.lstsq(obs[:-1], obs[1:], rcond=None)[0]
+    Bc = ctr[:, 0]
+    Cc = obs[0]
+    lam, V = np.linalg.eig(Ad)
+    lam = np.where(np.abs(lam) < 1e-12, 1e-12, lam)
+    mu = np.log(lam.astype(complex)) / dt
+    # Stability: reflect right-half-plane poles (C is refitted afterwards).
+    mu = np.where(mu.real >= 0, -np.maximum(np.abs(mu.real), 1e-6) + 1j * mu.imag, mu)
+    A = (V @ np.diag(mu) @ np.linalg.inv(V)).real
+    return A, Bc, Cc
+
+
+def _impulse(A, B, C, t):
+    """C e^{A t} B for all t, by eigen-decomposition (falls back on expm)."""
+    lam, V = np.linalg.eig(A)
+    try:
+        Vi = np.linalg.inv(V)
+        left = C @ V
+        right = Vi @ B
+        return np.real(np.exp(np.outer(t, lam)) @ (left * right))
+    except np.linalg.LinAlgError:
+        return np.array([C @ scipy.linalg.expm(A * tt) @ B for tt in t])
+
+
+def _refit_C(A, B, t, k):
+    """Least-squares C so that C e^{At} B matches K(t); the poles (A) and B stay.
+
+    Constrained to a zero static gain, C (−A)^{-1} B = ∫₀^∞ K dt = B(0) = 0:
+    potential-flow damping vanishes at zero frequency, and a fit that misses
+    this acts as a (possibly negative) linear damping on slow drift, which
+    destabilises every motion without restoring (surge, sway, yaw).
+    """
+    lam, V = np.linalg.eig(A)
+    Vi = np.linalg.inv(V)
+    # State trajectory x(t) = V diag(e^{λt}) Vi B, one row per time.
+    X = np.real((np.exp(np.outer(t, lam)) * (Vi @ B)[None, :]) @ V.T)
+    g = np.linalg.solve(-A, B)
+    # minimise |X c − k|² subject to gᵀ c = 0 (Lagrange multiplier, KKT system)
+    n = X.shape[1]
+    kkt = np.zeros((n + 1, n + 1))
+    kkt[:n, :n] = X.T @ X
+    kkt[:n, n] = g
+    kkt[n, :n] = g
+    rhs = np.concatenate([X.T @ k, [0.0]])
+    sol = np.linalg.lstsq(kkt, rhs, rcond=None)[0]
+    return sol[:n]
+
+
+def _frequency_response(A, B, C, omega):
+    """C (iωI − A)^{-1} B for each ω: equals B(ω) + iω(A(ω) − A∞) for an exact fit."""
+    lam, V = np.linalg.eig(A)
+    Vi = np.linalg.inv(V)
+    residues = (C @ V) * (Vi @ B)
+    return np.sum(residues[None, :] / (1j * omega[:, None] - lam[None, :]), axis=1)
+
+
+@dataclasses.dataclass
+class RadiationFitReport:
+    """Quality of a radiation state-space fit, per DOF pair (i, j).
+
+    order[(i, j)]: states used; k_error[(i, j)]: ||K_ss − K||₂ / ||K||₂ over
+    the fitted time window; b_error[(i, j)]: ||B_ss − B||₂ / ||B||₂ over the
+    BEM frequencies, with B_ss(ω) = Re C (iωI − A)^{-1} B; dropped: pairs
+    whose K was negligible (set to zero).
+    """
+
+    order: dict
+    k_error: dict
+    b_error: dict
+    dropped: list
+    dt: float
+    t_max: float
+
+    @property
+    def total_order(self) -> int:
+        return int(sum(self.order.values()))
+
+    def max_k_error(self) -> float:
+        return max(self.k_error.values()) if self.k_error else 0.0
+
+    def max_b_error(self) -> float:
+        return max(self.b_error.values()) if self.b_error else 0.0
+
+    def __str__(self) -> str:
+        lines = [f"radiation state space: {len(self.order)} pairs, {self.total_order} states, "
+                 f"dt = {self.dt:.3g} s, t_max = {self.t_max:.3g} s",
+                 "  (i, j)  order  err K(t)  err B(w)"]
+        for p in sorted(self.order):
+            lines.append(f"  {str(p):8s} {self.order[p]:4d}   {self.k_error[p]:7.4f}   {self.b_error[p]:7.4f}")
+        return "\n".join(lines)
+
+
+class RadiationStateSpace(eqx.Module):
+    """Radiation memory as one linear system over all DOF pairs.
+
+    ẋ = A x + B ν,  memory force f = −C x ≈ −∫_0^t K(t−τ) ν(τ) dτ.
+
+    A (n_x, n_x) block diagonal (one block per DOF pair), B (n_x, n_dof)
+    (each block reads the velocity of its motion DOF j), C (n_dof, n_x) (each
+    block writes to its force DOF i). ν is the 6nb vector of body velocities
+    at the hydrodynamic reference points in the equilibrium frame (surge ...
+    yaw per body). x starts at zero (fluid at rest).
+    """
+
+    A: jax.Array
+    B: jax.Array
+    C: jax.Array
+
+    @property
+    def n_states(self) -> int:
+        return self.A.shape[0]
+
+    def derivative(self, x, velocity):
+        """ẋ = A x + B ν."""
+        return self.A @ x + self.B @ velocity
+
+    def force(self, x):
+        """Radiation memory force −C x [N, N·m], shape (n_dof,)."""
+        return -(self.C @ x)
+
+    def initial_state(self):
+        return jnp.zeros(self.A.shape[0], dtype=self.A.dtype)
+
+    def kernel(self, t):
+        """K(t) = C e^{At} B of the fitted system, (n_t, n_dof, n_dof) (numpy, for checks)."""
+        A, B, C = (np.asarray(m) for m in (self.A, self.B, self.C))
+        t = np.asarray(t, float)
+        lam, V = np.linalg.eig(A)
+        Vi = np.linalg.inv(V)
+        return np.real(np.einsum("ik,tk,kj->tij", C @ V, np.exp(np.outer(t, lam)), Vi @ B))
+
+    def frequency_response(self, omega):
+        """C (iωI − A)^{-1} B ≈ B(ω) + iω(A(ω) − A∞), complex (n_omega, n_dof, n_dof)."""
+        A, B, C = (np.asarray(m) for m in (self.A, self.B, self.C))
+        lam, V = np.linalg.eig(A)
+        Vi = np.linalg.inv(V)
+        w = np.asarray(omega, float)
+        return np.einsum("ik,wk,kj->wij", C @ V, 1.0 / (1j * w[:, None] - lam[None, :]), Vi @ B)
+
+
+def _kind_peaks(diag_peaks, dofs):
+    """For each DOF, the largest diagonal peak among the DOFs of its kind (translation / rotation)."""
+    rot = (dofs % 6) >= 3
+    out = np.empty(len(dofs))
+    for kind in (False, True):
+        m = rot == kind
+        if np.any(m):
+            out[m] = np.max(diag_peaks[m])
+    return out
+
+
+def fit_radiation(
+    hydro,
+    *,
+    dofs=None,
+    tol: float = 0.02,
+    max_order: int = 16,
+    dt: float | None = None,
+    t_max: float | None = None,
+    relative_threshold: float = 1e-3,
+    tail_power: float | None = 3.0,
+    tail_extent: float = 8.0,
+):
+    """Fit the radiation memory of ``hydro`` (a :class:`HydroData`) with a state-space model.
+
+    ``dofs``: indices of the DOFs to model (default all 6nb); pairs (i, j)
+    among them with max|K_ij| ≤ ``relative_threshold``·sqrt(P_i P_j) are
+    dropped, P_i being the largest diagonal peak max|K_kk| over the DOFs k of
+    the same kind (translation / rotation) as i, so that numerical noise (yaw
+    of an axisymmetric body) is not fitted. ``tol``: target normalised L2 error on each K_ij(t); the
+    order starts at the number of Hankel singular values above tol·σ₁ and is
+    raised (to ``max_order``) until the K error is met. ``dt`` (default
+    π/(4 ω_N), a quarter of the Nyquist step for the last BEM frequency) and
+    ``t_max`` (default: the time after which every diagonal |K_ii| stays below
+    1 % of its peak, at least 20 s, at most 200 s) set the sampling.
+
+    Returns (RadiationStateSpace, RadiationFitReport); the report's b_error
+    measures B(ω) reproduced from the state space over the BEM frequencies.
+    """
+    omega = np.asarray(hydro.omega, float)
+    Bw = np.asarray(hydro.radiation_damping, float)
+    n = Bw.shape[-1]
+    dofs = list(range(n)) if dofs is None else [int(d) for d in dofs]
+    if dt is None:
+        dt = math.pi / (4.0 * omega[-1])
+    if t_max is None:
+        t_probe = np.arange(0.0, 200.0, dt)
+        kd = retardation_function(omega, Bw[:, dofs, dofs], t_probe, tail_power=tail_power, tail_extent=tail_extent)
+        kind_peak = _kind_peaks(np.abs(kd).max(axis=0), np.asarray(dofs))
+        t_max = 20.0
+        for c in range(kd.shape[1]):
+            if np.abs(kd[:, c]).max() <= relative_threshold * kind_peak[c]:
+                continue
+            peak = np.abs(kd[:, c]).max()
+            if peak == 0:
+                continue
+            above = np.where(np.abs(kd[:, c]) > 0.01 * peak)[0]
+            t_max = max(t_max, t_probe[above[-1]] * 1.2 if above.size else 0.0)
+        t_max = min(t_max, 200.0)
+    t = np.arange(0.0, t_max, dt)
+    K = retardation_function(omega, Bw, t, tail_power=tail_power, tail_extent=tail_extent)
+    peak = np.abs(K).max(axis=0)
+    kind_peak = np.zeros(n)
+    kind_peak[dofs] = _kind_peaks(np.diagonal(peak)[dofs], np.asarray(dofs))
+
+    blocks_A, blocks_B, blocks_C = [], [], []
+    order, k_err, b_err, dropped = {}, {}, {}, []
+    for i in dofs:
+        for j in dofs:
+            scale = math.sqrt(kind_peak[i] * kind_peak[j])
+            if peak[i, j] <= relative_threshold * scale or peak[i, j] == 0:
+                dropped.append((i, j))
+                continue
+            k = K[:, i, j]
+            A, b, c, r, err = _fit_pair(k, t, dt, tol, max_order)
+            # Normalised L2 error of B(ω) over the BEM range.
+            Bss = np.real(_frequency_response(A, b, c, omega))
+            order[(i, j)] = r
+            k_err[(i, j)] = err
+            b_err[(i, j)] = float(np.linalg.norm(Bss - Bw[:, i, j]) / max(np.linalg.norm(Bw[:, i, j]), 1e-300))
+            blocks_A.append(A)
+            Bfull = np.zeros((r, n))
+            Bfull[:, j] = b
+            Cfull = np.zeros((n, r))
+            Cfull[i, :] = c
+            blocks_B.append(Bfull)
+            blocks_C.append(Cfull)
+    if blocks_A:
+        A_all = scipy.linalg.block_diag(*blocks_A)
+        B_all = np.concatenate(blocks_B, axis=0)
+        C_all = np.concatenate(blocks_C, axis=1)
+    else:
+        A_all, B_all, C_all = np.zeros((0, 0)), np.zeros((0, n)), np.zeros((n, 0))
+    ss = RadiationStateSpace(A=jnp.asarray(A_all), B=jnp.asarray(B_all), C=jnp.asarray(C_all))
+    report = RadiationFitReport(order=order, k_error=k_err, b_error=b_err, dropped=dropped, dt=dt, t_max=float(t_max))
+    return ss, report
+
+
+def _fit_pair(k, t, dt, tol, max_order):
+    """Smallest ERA order (≤ max_order) whose refitted K error ≤ tol; the best one otherwise."""
+    norm = np.linalg.norm(k)
+    svd = _hankel_svd(k)
+    s = svd[1]
+    # The Hankel singular values give the starting order.
+    r0 = int(np.clip(np.sum(s > tol * s[0]), 2, max_order))
+    best = None
+    for r in range(r0, max_order + 1):
+        A, b, c = _era(svd, dt, r)
+        try:
+            c = _refit_C(A, b, t, k)
+        except np.linalg.LinAlgError:
+            continue
+        if np.max(np.linalg.eigvals(A).real) >= 0:
+            continue
+        err = float(np.linalg.norm(_impulse(A, b, c, t) - k) / norm)
+        if best is None or err < best[-1]:
+            best = (A, b, c, r, err)
+        if err <= tol:
+            break
+    return best
+
+
+def consistent_added_mass_inf(hydro, radiation: RadiationStateSpace):
+    """A(∞) that makes A∞ + (memory part of the fitted model) best match the BEM A(ω).
+
+    Cummins' equation reproduces A(ω) = A∞ + Im H(ω)/ω with H the memory's
+    frequency response.  A BEM's own A(∞) is often not consistent with its
+    B(ω) through this relation (a coarse mesh, the high-frequency limit of
+    surge and sway), and the time domain then misses A(ω) by that amount
+    everywhere.  The least-squares choice over the BEM frequencies,
+    A∞ = mean_ω [A(ω) − Im H(ω)/ω], removes the offset; returns (n_dof, n_dof).
+    """
+    w = np.asarray(hydro.omega, float)
+    H = radiation.frequency_response(w)
+    return np.mean(np.asarray(hydro.added_mass, float) - H.imag / w[:, None, None], axis=0)

@@ -1,0 +1,89 @@
+"""Radiation memory: retardation function and state-space fit criteria."""
+
+import warnings
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jaxmbd  # noqa: F401
+from jaxmbd.hydro import bem, radiation
+
+RM3 = Path(__file__).parents[2] / "shared" / "data" / "wecsim_rm3"
+
+
+def _check_fit(hydro, dofs, tol=0.05):
+    ss, rep = radiation.fit_radiation(hydro, dofs=dofs)
+    # Acceptance (brief): K(t) within 5 % normalised L2, B(w) within 5 % over the BEM range,
+    # all poles in the left half plane.
+    for p in rep.order:
+        assert rep.k_error[p] < tol, (p, rep.k_error[p])
+        assert rep.b_error[p] < tol, (p, rep.b_error[p])
+    assert np.max(np.linalg.eigvals(np.asarray(ss.A)).real) < 0
+    # The assembled system reproduces each diagonal K_ii(t) (independent evaluation through kernel()).
+    t = np.arange(0.0, rep.t_max, rep.dt)
+    K = radiation.retardation_function(hydro.omega, np.asarray(hydro.radiation_damping), t)
+    Kss = ss.kernel(t)
+    for i in dofs:
+        assert np.linalg.norm(Kss[:, i, i] - K[:, i, i]) / np.linalg.norm(K[:, i, i]) < tol
+    # And B(w) = Re C (iw - A)^-1 B over the BEM frequencies.
+    H = ss.frequency_response(np.asarray(hydro.omega))
+    for i in dofs:
+        B = np.asarray(hydro.radiation_damping)[:, i, i]
+        assert np.linalg.norm(H[:, i, i].real - B) / np.linalg.norm(B) < tol
+    return ss, rep
+
+
+def test_barge_heave_pitch_fit():
+    h = bem.read_capytaine(bem.test_barge_path())
+    ss, rep = _check_fit(h, dofs=[2, 4])
+    # Heave and pitch of the box are uncoupled by symmetry (K_24 negligible -> dropped).
+    assert set(rep.order) == {(2, 2), (4, 4)}
+    assert rep.total_order <= 16
+
+
+def test_rm3_fit_heave_pitch_both_bodies():
+    if not RM3.exists():
+        pytest.skip("shared/data/wecsim_rm3 not present")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        h = bem.read_wamit(RM3 / "rm3.out")
+    ss, rep = _check_fit(h, dofs=[2, 4, 8, 10])
+    assert (2, 8) in rep.order  # float-spar heave coupling is fitted
+
+
+def test_retardation_function_known_pair():
+    # B(w) = exp(-w) has K(t) = (2/pi) / (1 + t^2). Grid to w = 40 (exp(-40) ~ 4e-18).
+    w = np.linspace(0.0, 40.0, 4001)[1:]
+    B = np.exp(-w)
+    t = np.linspace(0.0, 10.0, 11)
+    K = radiation.retardation_function(w, B, t, tail_power=None)
+    exact = (2 / np.pi) / (1 + t**2)
+    # Error of forcing B(0) = 0 over [0, dw]: (2/pi) * dw / 2 = 3.2e-3 absolute at most.
+    np.testing.assert_allclose(K, exact, atol=4e-3)
+
+
+def test_state_space_module_runs_in_jax():
+    # A velocity step: the state-space memory force tends to -(integral of K) v = -B(0) v = 0 for a
+    # 3-D body, and starts at 0; the JAX derivative / force are consistent with the numpy kernel.
+    h = bem.read_capytaine(bem.test_barge_path())
+    ss, rep = radiation.fit_radiation(h, dofs=[2])
+    v = jnp.zeros(6).at[2].set(1.0)
+
+    def step(x, _):
+        # RK4 with dt = 0.05 s
+        dt = 0.05
+        f = lambda x: ss.derivative(x, v)
+        k1 = f(x); k2 = f(x + dt / 2 * k1); k3 = f(x + dt / 2 * k2); k4 = f(x + dt * k3)
+        x = x + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        return x, ss.force(x)[2]
+
+    _, forces = jax.lax.scan(step, ss.initial_state(), None, length=400)
+    t = 0.05 * np.arange(1, 401)
+    # Exact for the fitted system: -integral_0^t K_ss(s) ds.
+    ts = np.linspace(0, 20, 4001)
+    Kss = ss.kernel(ts)[:, 2, 2]
+    cum = np.concatenate([[0], np.cumsum(0.5 * (Kss[1:] + Kss[:-1]) * np.diff(ts))])
+    np.testing.assert_allclose(np.asarray(forces), -np.interp(t, ts, cum), atol=1e-3 * np.abs(cum).max())
