@@ -23,6 +23,8 @@ class SimulationError(RuntimeError):
     """A run that failed: the message says when and where."""
 
 
+_FIXED = ("rk4", "tsit5", "dopri5", "heun", "euler")
+
 _SOLVERS = {
     "tsit5": diffrax.Tsit5,
     "dopri5": diffrax.Dopri5,
@@ -48,11 +50,64 @@ class _RK4(diffrax.AbstractERK):
         return 4
 
 
+def _tableau(method: str):
+    """(c, a_lower, b) of an explicit Runge-Kutta method, without FSAL stages that b does not use."""
+    if method == "euler":
+        return np.zeros(0), (), np.array([1.0])
+    tab = (_RK4 if method == "rk4" else _SOLVERS[method]).tableau
+    b = np.asarray(tab.b_sol)
+    n = len(b)
+    while n > 1 and b[n - 1] == 0.0:  # an FSAL stage feeds only the error estimate
+        n -= 1
+    return np.asarray(tab.c)[: n - 1], tuple(np.asarray(x) for x in tab.a_lower[: n - 1]), b[:n]
+
+
+def _rk_step(f, t, y, dt, tableau):
+    c, a_lower, b = tableau
+    tree = jax.tree_util
+    ks = [f(t, y)]
+    for ci, ai in zip(c, a_lower):
+        yi = tree.tree_map(lambda y0, *k: y0 + dt * sum(float(aij) * kj for aij, kj in zip(ai, k) if aij != 0.0), y, *ks)
+        ks.append(f(t + ci * dt, yi))
+    return tree.tree_map(lambda y0, *k: y0 + dt * sum(float(bj) * kj for bj, kj in zip(b, k) if bj != 0.0), y, *ks)
+
+
+def _fixed_step_solve(system, y0, t0, dt, n_windows, steps_per_window, forcing, method):
+    """Fixed-step explicit Runge-Kutta in nested ``lax.scan``s: the outer scan saves one state per
+    window and is ``jax.checkpoint``-ed, so reverse mode stores only the saved states and recomputes
+    each window's steps (memory O(saves + steps per window))."""
+    tableau = _tableau(method)
+    model = system.model
+
+    def f(t, y):
+        return system.rhs(t, y, forcing)
+
+    def window(y, k):
+        def inner(y, j):
+            t = t0 + (k * steps_per_window + j) * dt
+            yn = _rk_step(f, t, y, dt, tableau)
+            q, v, z = yn
+            return (model.normalise(q), v, z), None
+
+        y, _ = jax.lax.scan(inner, y, jnp.arange(steps_per_window))
+        return y, y
+
+    _, ys = jax.lax.scan(jax.checkpoint(window), y0, jnp.arange(n_windows))
+    return jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a[None], b]), y0, ys)
+
+
 @dataclasses.dataclass(frozen=True)
 class Integrator:
-    """How to integrate: a diffrax solver by name, a fixed step ``dt`` (s) or adaptive
-    tolerances, and the step budget.  Fixed steps suit batches (adaptive steps under
-    ``vmap`` advance in lockstep, so a batch pays for its slowest member)."""
+    """How to integrate: a solver by name, a fixed step ``dt`` (s) or adaptive tolerances,
+    and the step budget.
+
+    Adaptive steps go through diffrax (``PIDController``).  Fixed steps (``dt``)
+    suit batches (adaptive steps under ``vmap`` advance in lockstep, so a batch
+    pays for its slowest member) and run in jaxmbd's own nested ``lax.scan`` with
+    a checkpointed outer loop (one state per save, bounded memory under
+    ``jax.grad``), with the same Butcher tableaus (``rk4``, ``tsit5``, ``dopri5``,
+    ``heun``, ``euler``); ``use_diffrax=True`` sends them through diffrax
+    instead.  Save times must then be multiples of ``dt``."""
 
     method: str = "tsit5"
     dt: float | None = None
@@ -60,6 +115,7 @@ class Integrator:
     atol: float = 1e-7
     max_steps: int | None = None
     checkpoints: int | None = None
+    use_diffrax: bool = False
 
     def solver(self):
         if self.method not in _SOLVERS:
@@ -80,7 +136,7 @@ class Integrator:
 
 
 def solve(system: System, y0, ts, *, integrator: Integrator = Integrator(), waves=None, params=None):
-    """Integrate ``system`` from ``y0 = (q, v, z)`` and return the states at ``ts`` and diffrax's result code.
+    """Integrate ``system`` from ``y0 = (q, v, z)``; return the states at ``ts`` and whether the solver succeeded.
 
     Pure and differentiable (reverse mode through diffrax's recursive
     checkpointing with ``integrator.checkpoints`` checkpoints).
@@ -89,6 +145,18 @@ def solve(system: System, y0, ts, *, integrator: Integrator = Integrator(), wave
         duration = float(ts[-1] - ts[0])
     except (TypeError, jax.errors.ConcretizationTypeError):
         duration = 1e4  # traced time grid: fall back to the adaptive budget
+    if integrator.dt is not None and integrator.method in _FIXED and not integrator.use_diffrax:
+        ts_np = np.asarray(ts, dtype=float)
+        per = (ts_np[1] - ts_np[0]) / integrator.dt if ts_np.size > 1 else 1.0
+        if ts_np.size < 2 or abs(per - round(per)) > 1e-6 or not np.allclose(np.diff(ts_np), ts_np[1] - ts_np[0], rtol=1e-9, atol=1e-9):
+            raise ValueError(
+                f"fixed-step integration saves on its own grid: the save times must be evenly spaced by a multiple "
+                f"of dt = {integrator.dt} s"
+            )
+        forcing = (waves, system.prepare(waves), params)
+        ys = _fixed_step_solve(system, y0, ts_np[0], integrator.dt, ts_np.size - 1, int(round(per)), forcing,
+                               integrator.method)
+        return ys, jnp.asarray(True)
     max_steps = integrator.steps_for(duration)
     ts = jnp.asarray(ts)
     sol = diffrax.diffeqsolve(
@@ -98,14 +166,14 @@ def solve(system: System, y0, ts, *, integrator: Integrator = Integrator(), wave
         t1=ts[-1],
         dt0=integrator.dt,
         y0=y0,
-        args=(waves, params),
+        args=(waves, system.prepare(waves), params),
         saveat=diffrax.SaveAt(ts=ts),
         stepsize_controller=integrator.controller(),
         max_steps=max_steps,
         adjoint=diffrax.RecursiveCheckpointAdjoint(checkpoints=integrator.checkpoints),
         throw=False,
     )
-    return sol.ys, sol.result
+    return sol.ys, sol.result == diffrax.RESULTS.successful
 
 
 def initial_state(system: System, q0=None, v0=None):
@@ -165,9 +233,9 @@ def _check_finite(system: System, ts, ys, result_code):
             f"in body {', '.join(repr(n) for n in names) or '(internal states)'}; the run diverged "
             "(look at the step size, the rope stiffness or the controller gains)"
         )
-    if not bool(np.all(np.asarray(result_code) == diffrax.RESULTS.successful)):
+    if not bool(np.all(np.asarray(result_code))):
         raise SimulationError(
-            f"{system.name}: the integrator stopped early ({diffrax.RESULTS[np.asarray(result_code).reshape(-1)[0]]}); "
+            f"{system.name}: the integrator stopped before the end (step budget or step size); "
             "raise max_steps, loosen the tolerances or use a fixed step"
         )
 
@@ -194,6 +262,8 @@ def simulate(
     if duration <= 0:
         raise ValueError(f"duration must be > 0 s, got {duration}")
     save_dt = save_dt or (integrator.dt if integrator.dt else duration / 500)
+    if integrator.dt:
+        save_dt = max(1, int(round(save_dt / integrator.dt))) * integrator.dt
     n_save = int(round(duration / save_dt)) + 1
     ts = t0 + np.linspace(0.0, duration, n_save)
     y0 = initial_state(system, q0, v0)
@@ -230,7 +300,8 @@ def _solve_batch(system, y0, ts, keys, *, integrator, params):
 
 
 def _outputs_jax(system: System, ts, ys, waves, params):
-    return jax.vmap(lambda t, q, v, z: system.outputs(t, (q, v, z), (waves, params)))(ts, *ys)
+    forcing = (waves, system.prepare(waves), params)
+    return jax.vmap(lambda t, q, v, z: system.outputs(t, (q, v, z), forcing))(ts, *ys)
 
 
 _outputs_jit = eqx.filter_jit(_outputs_jax)
@@ -244,7 +315,7 @@ def _outputs(system, ts, ys, waves, params):
 def _residual(system, q, mask, params):
     v = jnp.zeros(system.model.nv, dtype=q.dtype)
     z = system.initial_states(q, v)
-    _, vdot, _ = system.rhs(0.0, (q, v, z), (None, params))
+    _, vdot, _ = system.rhs(0.0, (q, v, z), (None, None, params))
     return vdot * mask
 
 

@@ -43,6 +43,7 @@ class Context(NamedTuple):
     model: Model
     waves: Any = None
     params: Any = None
+    prepared: Any = None
 
     def point_position(self, body: int, point):
         """World position of a point given in body coordinates."""
@@ -111,6 +112,14 @@ class ForceElement(eqx.Module):
         """A constant 6x6 inertia per body added inside the recursion (n, 6, 6), or None."""
         return None
 
+    def coupled_inertia(self, model: Model) -> list:
+        """Constant inertia coupling different bodies, [(i, j, 6x6)] with f_i = −block v̇_j; [] if none."""
+        return []
+
+    def prepare(self, waves):
+        """Work done once per wave realisation (e.g. excitation coefficients); None if nothing."""
+        return None
+
     def contribution(self, ctx: Context, z) -> Contribution:
         raise NotImplementedError
 
@@ -157,7 +166,19 @@ class System(eqx.Module):
                 total = e if total is None else total + e
         return total
 
-    def context(self, t, q, v, waves=None, params=None) -> Context:
+    def coupled_inertia(self):
+        out = []
+        for f in self.forces:
+            out += f.coupled_inertia(self.model)
+        return out
+
+    def prepare(self, waves):
+        """Per-realisation data of every element, by element name."""
+        if waves is None:
+            return None
+        return {f.name: f.prepare(waves) for f in self.forces}
+
+    def context(self, t, q, v, waves=None, params=None, prepared=None) -> Context:
         model = self.model
         js = joint_states(model, q, v)
         Rw, pw, tw = [], [], []
@@ -172,12 +193,13 @@ class System(eqx.Module):
                 Rw.append(R)
                 pw.append(p)
                 tw.append(spatial.inv_act_motion(js.R[i], js.p[i], tw[lam]) + vJ)
-        return Context(t, q, v, jnp.stack(Rw), jnp.stack(pw), jnp.stack(tw), model, waves, params)
+        return Context(t, q, v, jnp.stack(Rw), jnp.stack(pw), jnp.stack(tw), model, waves, params, prepared)
 
-    def loads(self, t, q, v, z, waves=None, params=None):
+    def loads(self, t, q, v, z, forcing=None):
         """Sum of all elements' contributions: (f_ext (n, 6), tau (nv,), zdot (n_states,), ctx)."""
         model = self.model
-        ctx = self.context(t, q, v, waves, params)
+        waves, prepared, params = forcing if forcing is not None else (None, None, None)
+        ctx = self.context(t, q, v, waves, params, prepared)
         dtype = jnp.result_type(q, v)
         f_ext = jnp.zeros((model.n_bodies, 6), dtype=dtype)
         tau = jnp.zeros(model.nv, dtype=dtype)
@@ -193,26 +215,52 @@ class System(eqx.Module):
         zdot = jnp.concatenate(zdots) if zdots else jnp.zeros(0, dtype=dtype)
         return f_ext, tau, zdot, ctx
 
-    def rhs(self, t, y, args=None):
-        """dy/dt for y = (q, v, z); ``args = (waves, params)`` or None."""
-        waves, params = args if args is not None else (None, None)
+    def rhs(self, t, y, forcing=None):
+        """dy/dt for y = (q, v, z); ``forcing = (waves, prepared, params)`` or None.
+
+        Joint accelerations by the articulated-body algorithm, or, when an
+        element couples the inertia of different bodies (multi-body added
+        mass), by the composite-rigid-body mass matrix with the coupling added
+        through the body Jacobians and a Cholesky solve.
+        """
         q, v, z = y
         q = self.model.normalise(q)
-        f_ext, tau, zdot, _ = self.loads(t, q, v, z, waves, params)
-        vdot = forward_dynamics(self.model, q, v, tau, f_ext, self.extra_inertia())
+        f_ext, tau, zdot, _ = self.loads(t, q, v, z, forcing)
+        coupled = self.coupled_inertia()
+        if coupled:
+            vdot = _coupled_forward_dynamics(self.model, q, v, tau, f_ext, self.extra_inertia(), coupled)
+        else:
+            vdot = forward_dynamics(self.model, q, v, tau, f_ext, self.extra_inertia())
         return self.model.qdot(q, v), vdot, zdot
 
-    def outputs(self, t, y, args=None) -> dict:
+    def outputs(self, t, y, forcing=None) -> dict:
         """Named outputs of every element at one state (e.g. ``rope/tension``)."""
-        waves, params = args if args is not None else (None, None)
+        waves, prepared, params = forcing if forcing is not None else (None, None, None)
         q, v, z = y
         q = self.model.normalise(q)
-        ctx = self.context(t, q, v, waves, params)
+        ctx = self.context(t, q, v, waves, params, prepared)
         out = {}
         for f, s in zip(self.forces, self.state_slices()):
             for k, val in f.outputs(ctx, z[s]).items():
                 out[f"{f.name}/{k}"] = val
         return out
+
+
+def _coupled_forward_dynamics(model, q, v, tau, f_ext, extra, coupled):
+    """v̇ from (M + Σ J_iᵀ A_ij J_j) v̇ = τ + Jᵀ f_ext − h − Σ J_iᵀ A_ij J̇_j v, with the Jacobian-rate
+    term neglected: the coupling blocks are linear hydrodynamics, valid for small motions."""
+    from jax.scipy.linalg import cho_factor, cho_solve
+
+    from .dynamics import mass_matrix, nonlinear_effects
+    from .kinematics import body_jacobian
+
+    M = mass_matrix(model, q, extra)
+    for i, j, blk in coupled:
+        Ji = body_jacobian(model, q, model.body_names[i])
+        Jj = body_jacobian(model, q, model.body_names[j])
+        M = M + Ji.T @ blk @ Jj
+    rhs = tau - nonlinear_effects(model, q, v, f_ext)
+    return cho_solve(cho_factor(M), rhs)
 
 
 def energy(system: System, q, v):
