@@ -12,7 +12,7 @@ if _os.environ.get("JAXMBD_X64", "1") != "0":
 
 __version__ = "0.1.0"
 
-from . import spatial, joints
+from . import spatial, joints, hydro
 from .joints import ModelError, Fixed, Revolute, Prismatic, Cylindrical, Universal, Spherical, Free
 from .model import Body, Placement, Model, ModelBuilder, load_urdf
 from .kinematics import forward_kinematics, body_twists, body_jacobian, point_position, point_velocity

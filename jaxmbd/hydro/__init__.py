@@ -35,6 +35,8 @@ from jaxmbd.hydro.radiation import (
     retardation_function,
 )
 from jaxmbd.hydro.frequency_domain import rao
+from jaxmbd.hydro.body import HydroBody
+from jaxmbd.hydro.sea import SeaState
 
 __all__ = [
     "JONSWAP",
@@ -61,4 +63,6 @@ __all__ = [
     "fit_radiation",
     "retardation_function",
     "rao",
+    "HydroBody",
+    "SeaState",
 ]
