@@ -1,4 +1,4 @@
-"""The ``jaxmbd`` command."""
+"""The ``jaxmbd`` command: demo, run, sweep, tune, plot."""
 
 from __future__ import annotations
 
@@ -7,62 +7,295 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
+G = 9.81
+TONNE = 1000.0
+
+
+class Progress:
+    """A one-line progress bar on stderr for loops longer than a few seconds."""
+
+    def __init__(self, label: str):
+        self.label = label
+        self.t0 = time.perf_counter()
+
+    def __call__(self, done, total, *extra):
+        frac = done / max(total, 1)
+        bar = "#" * int(30 * frac)
+        el = time.perf_counter() - self.t0
+        eta = el / frac - el if frac > 0 else float("nan")
+        info = " ".join(str(e) for e in extra)
+        sys.stderr.write(f"\r{self.label} [{bar:<30}] {done}/{total} {el:6.1f} s, {eta:6.1f} s left {info}   ")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def _table(rows, header):
+    widths = [max(len(str(r[k])) for r in rows + [header]) for k in range(len(header))]
+    line = "  ".join(f"{h:>{w}}" for h, w in zip(header, widths))
+    out = [line, "-" * len(line)]
+    out += ["  ".join(f"{c:>{w}}" for c, w in zip(r, widths)) for r in rows]
+    return "\n".join(out)
+
+
+def _plot_series(res, names, path, title, scale=1.0, ylabel=""):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 4))
+    for n in names:
+        val = np.asarray(res.outputs[n])
+        val = val[0] if res.batched else val
+        ax.plot(res.time, val * scale, label=n, lw=0.9)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+# ---------------------------------------------------------------------------
+# demo
+
 
 def _demo(args) -> int:
+    import jax
     import jax.numpy as jnp
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import numpy as np
 
-    import jaxmbd as mbd
-    from jaxmbd.examples import four_link
-    from jaxmbd.simulate import Integrator, simulate
-    from jaxmbd.system import System
+    from .examples import floating_crane
+    from .hydro import JONSWAP, SeaState
+    from .simulate import Integrator, simulate, static_equilibrium
+    from .statistics import ExtremeStatistics
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    model = four_link()
-    print("jaxmbd demo: seed 001's 4-link pendulum (4 x 0.1 m, 1 kg links, revolute about y), released from rest")
+    sea = SeaState(spectrum=JONSWAP(args.hs, args.tp), n_frequencies=80, omega_min=0.2, omega_max=1.8,
+                   mean_direction=jnp.asarray(0.0))
+    system, q_guess = floating_crane(waves=sea)
+    print(f"jaxmbd demo: seed 001's floating crane (18,000 t barge, 1,000 t cargo on two hoist ropes) in a JONSWAP "
+          f"sea Hs = {args.hs} m, Tp = {args.tp} s, waves from stern to bow; {args.realisations} realisations of "
+          f"{args.duration:.0f} s on {jax.devices()[0].platform.upper()}")
     t0 = time.perf_counter()
-    res = simulate(System(model, name="four_link"), 5.0, save_dt=0.005, q0=jnp.zeros(4),
-                   integrator=Integrator("dopri8", rtol=1e-10, atol=1e-10))
+    q0 = static_equilibrium(system, q_guess)
+    v0 = jnp.zeros(system.model.nv)
+    static = system.outputs(0.0, (q0, v0, system.initial_states(q0, v0)))
+    T_static = float(static["hoist1/tension"] + static["hoist2/tension"])
+    print(f"static equilibrium: hook load {T_static / G / TONNE:.1f} t, barge heave {float(q0[2]):+.3f} m "
+          f"({time.perf_counter() - t0:.1f} s)")
+    integ = Integrator("rk4", dt=0.05)
+    res = simulate(system, args.duration, save_dt=0.25, integrator=integ, q0=q0, key=jax.random.key(args.seed),
+                   n_realisations=args.realisations, chunk_size=args.chunk, progress=Progress("simulating"))
     wall = time.perf_counter() - t0
+    T = res.outputs["hoist1/tension"] + res.outputs["hoist2/tension"]
+    sway = np.degrees(np.maximum(res.outputs["hoist1/sway"], res.outputs["hoist2/sway"]))
+    boom = np.linalg.norm(res.outputs["joint/boom1_foot/wrench"][..., 3:], axis=-1)
+    sT, sS, sB = ExtremeStatistics.of(T), ExtremeStatistics.of(sway), ExtremeStatistics.of(boom)
+    rows = [
+        ["max hook load (t)", f"{sT.mean / G / TONNE:.1f}", f"{sT.std / G / TONNE:.1f}", f"{sT.p90 / G / TONNE:.1f}", f"{sT.mpm / G / TONNE:.1f}"],
+        ["DAF = max / static", f"{sT.mean / T_static:.3f}", f"{sT.std / T_static:.3f}", f"{sT.p90 / T_static:.3f}", f"{sT.mpm / T_static:.3f}"],
+        ["max rope sway (deg)", f"{sS.mean:.2f}", f"{sS.std:.2f}", f"{sS.p90:.2f}", f"{sS.mpm:.2f}"],
+        ["max boom-foot moment (MN m)", f"{sB.mean / 1e6:.1f}", f"{sB.std / 1e6:.1f}", f"{sB.p90 / 1e6:.1f}", f"{sB.mpm / 1e6:.1f}"],
+    ]
+    print()
+    print(_table(rows, ["over realisations", "mean", "std", "p90", "Gumbel MPM"]))
+    print(f"\n{args.realisations} x {args.duration:.0f} s simulated in {wall:.1f} s (compile included)")
+    fig, ax = plt.subplots(figsize=(9, 4))
+    ax.plot(res.time, T[0] / (G * TONNE), lw=0.9, label="hook load (both ropes), realisation 0")
+    ax.axhline(T_static / (G * TONNE), color="k", lw=0.8, ls=":", label="static")
+    ax.axhline(sT.mpm / (G * TONNE), color="tab:red", lw=0.8, ls="--", label="Gumbel MPM of the maxima")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("tension (t)")
+    ax.set_title(f"Floating crane hook load in JONSWAP Hs {args.hs} m, Tp {args.tp} s (stern to bow)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower left")
+    fig.tight_layout()
+    fig.savefig(out / "floating_crane_tension.png", dpi=120)
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.hist(sT.maxima / T_static, bins=max(5, args.realisations // 2), color="tab:blue", alpha=0.8)
+    ax.axvline(sT.mpm / T_static, color="k", ls="--", label="Gumbel MPM")
+    ax.set_xlabel("dynamic amplification factor (max hook load / static)")
+    ax.set_ylabel("realisations")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out / "floating_crane_daf.png", dpi=120)
+    plt.close(fig)
+    nc = res.to_netcdf(out / "floating_crane.nc")
+    print(f"wrote {out / 'floating_crane_tension.png'}, {out / 'floating_crane_daf.png'} and {nc}")
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# run / sweep / plot
+
+
+def _load(path):
+    from .io.system_file import load_system
+
+    return load_system(path)
+
+
+def _start(loaded):
+    from .simulate import static_equilibrium
+
+    if getattr(loaded, "equilibrium", True):
+        return static_equilibrium(loaded.system, loaded.q0, free=getattr(loaded, "free", None))
+    return loaded.q0
+
+
+def _run(args) -> int:
     import jax
 
-    E = np.asarray(jax.vmap(lambda q, v: mbd.total_energy(model, q, v))(jnp.asarray(res.q), jnp.asarray(res.v)))
-    KE = np.asarray(jax.vmap(lambda q, v: mbd.kinetic_energy(model, q, v))(jnp.asarray(res.q), jnp.asarray(res.v)))
-    drift = np.max(np.abs(E - E[0])) / np.max(KE)
-    fig, ax = plt.subplots(figsize=(8, 4))
-    for k in range(4):
-        ax.plot(res.time, np.degrees(res.q[:, k]), label=f"θ{k + 1}")
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("relative joint angle (deg)")
-    ax.set_title("4-link pendulum under gravity (seed 001, Fig. 6)")
-    ax.legend()
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    png = out / "four_link_angles.png"
-    fig.savefig(png, dpi=120)
-    nc = res.to_netcdf(out / "four_link.nc")
-    print(f"{'quantity':<34}{'value':>16}")
-    print(f"{'simulated time (s)':<34}{res.time[-1]:>16.2f}")
-    print(f"{'wall time incl. compile (s)':<34}{wall:>16.2f}")
-    print(f"{'energy drift / max kinetic energy':<34}{drift:>16.2e}")
-    print(f"{'final angles (deg)':<34}{np.array2string(np.degrees(res.q[-1]), precision=1):>16}")
-    print(f"wrote {png} and {nc}")
+    from .simulate import simulate
+    from .statistics import ExtremeStatistics
+
+    loaded = _load(args.system)
+    out = Path(args.out or f"out/{loaded.system.name}")
+    out.mkdir(parents=True, exist_ok=True)
+    q0 = _start(loaded)
+    n = args.realisations if args.realisations is not None else loaded.n_realisations
+    res = simulate(loaded.system, args.duration or loaded.duration, save_dt=loaded.save_dt,
+                   integrator=loaded.integrator, q0=q0, key=jax.random.key(loaded.seed if args.seed is None else args.seed),
+                   n_realisations=n if (n and loaded.system.waves is not None) else None,
+                   progress=Progress("simulating"))
+    res.attrs["system_file"] = str(args.system)
+    nc = res.to_netcdf(out / "result.nc")
+    rows = []
+    for name, val in res.outputs.items():
+        val = np.asarray(val)
+        if val.ndim == (2 if res.batched else 1):
+            s = ExtremeStatistics.of(val if res.batched else val[None])
+            rows.append([name, f"{s.mean:.4g}", f"{s.std:.3g}", f"{s.mpm:.4g}"])
+    print(_table(rows, ["output (SI)", "mean of maxima", "std", "Gumbel MPM"]))
+    print(f"wrote {nc}")
+    return 0
+
+
+def _sweep(args) -> int:
+    from .sweep import SweepSettings, initialise_distributed, plot_operability, run_sweep
+
+    index, count = initialise_distributed(args.coordinator, args.num_processes, args.process_id)
+    loaded = _load(args.system)
+    sw = loaded.sweep or {}
+    hs = args.hs or sw.get("hs")
+    tp = args.tp or sw.get("tp")
+    limits = sw.get("limits", {})
+    if not hs or not tp or not limits:
+        raise SystemExit(f"{args.system}: a sweep needs [sweep] hs, tp and limits in the file (or --hs/--tp)")
+    settings = SweepSettings(hs=list(hs), tp=list(tp), limits=dict(limits),
+                             duration=args.duration or loaded.duration,
+                             n_realisations=args.realisations or loaded.n_realisations or 8,
+                             save_dt=loaded.save_dt, integrator=loaded.integrator, seed=loaded.seed,
+                             statistic=sw.get("statistic", "mpm"))
+    out = Path(args.out or f"out/{loaded.system.name}_sweep")
+    q0 = _start(loaded)
+    table = run_sweep(loaded.system, q0, settings, out, process_index=index, process_count=count,
+                      progress=Progress(f"sweep (process {index + 1}/{count})"))
+    if table is None:
+        return 0
+    png = plot_operability(table, out / "operability.png")
+    rows = []
+    for i, h in enumerate(settings.hs):
+        rows.append([f"{h:g}"] + ["ok" if table.operable.values[i, j] else "--" for j in range(len(settings.tp))])
+    print("operability (ok: every limit holds; " + ", ".join(f"{k} <= {v:g}" for k, v in limits.items()) + ")")
+    print(_table(rows, ["Hs \\ Tp"] + [f"{t:g}" for t in settings.tp]))
+    print(f"wrote {out / 'operability.nc'} and {png}")
+    return 0
+
+
+def _plot(args) -> int:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import xarray as xr
+
+    ds = xr.open_dataset(args.result, engine="h5netcdf")
+    names = args.variables or [k for k in ds.data_vars if k not in ("q", "v", "z") and ds[k].ndim <= 2]
+    out = Path(args.out or Path(args.result).with_suffix(""))
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name in names:
+        var = ds[name]
+        if "realisation" in var.dims:
+            var = var.isel(realisation=0)
+        if var.ndim != 1:
+            continue
+        fig, ax = plt.subplots(figsize=(9, 3.5))
+        ax.plot(ds.time.values, var.values, lw=0.9)
+        ax.set_xlabel("time (s)")
+        ax.set_title(var.attrs.get("long_name", name))
+        ax.grid(alpha=0.3)
+        fig.tight_layout()
+        p = out / f"{name}.png"
+        fig.savefig(p, dpi=110)
+        plt.close(fig)
+        paths.append(p)
+    print("\n".join(f"wrote {p}" for p in paths) or "nothing to plot")
     return 0
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="jaxmbd", description="Differentiable multibody dynamics for marine operations")
     sub = p.add_subparsers(dest="command", required=True)
-    d = sub.add_parser("demo", help="run the demonstration case and write plots")
+    d = sub.add_parser("demo", help="floating crane in irregular waves: tension, DAF and sway statistics, plots")
     d.add_argument("--out", default="out/demo", help="folder for plots and results (default out/demo)")
+    d.add_argument("--realisations", type=int, default=16)
+    d.add_argument("--duration", type=float, default=600.0, help="seconds simulated per realisation")
+    d.add_argument("--hs", type=float, default=2.5, help="significant wave height (m)")
+    d.add_argument("--tp", type=float, default=9.0, help="peak period (s)")
+    d.add_argument("--chunk", type=int, default=8, help="realisations per batch")
+    d.add_argument("--seed", type=int, default=0)
     d.set_defaults(func=_demo)
+    r = sub.add_parser("run", help="simulate a system file; write result.nc and a table of maxima")
+    r.add_argument("system")
+    r.add_argument("--out")
+    r.add_argument("--realisations", type=int)
+    r.add_argument("--duration", type=float)
+    r.add_argument("--seed", type=int)
+    r.set_defaults(func=_run)
+    s = sub.add_parser("sweep", help="Hs x Tp grid with an operability table (resumes an interrupted sweep)")
+    s.add_argument("system")
+    s.add_argument("--out")
+    s.add_argument("--hs", type=float, nargs="+")
+    s.add_argument("--tp", type=float, nargs="+")
+    s.add_argument("--realisations", type=int)
+    s.add_argument("--duration", type=float)
+    s.add_argument("--coordinator", help="host:port of process 0 for a multi-host sweep (or JAXMBD_COORDINATOR)")
+    s.add_argument("--num-processes", type=int, help="number of processes (or JAXMBD_NUM_PROCESSES)")
+    s.add_argument("--process-id", type=int, help="this process's index (or JAXMBD_PROCESS_ID)")
+    s.set_defaults(func=_sweep)
+    pl = sub.add_parser("plot", help="plot the time series in a result file")
+    pl.add_argument("result")
+    pl.add_argument("variables", nargs="*")
+    pl.add_argument("--out")
+    pl.set_defaults(func=_plot)
     args = p.parse_args(argv)
-    return args.func(args)
+    from .joints import ModelError
+    from .simulate import SimulationError
+
+    try:
+        return args.func(args)
+    except Exception as exc:  # input and run errors are one line for the user, anything else a traceback
+        if isinstance(exc, (ModelError, SimulationError, FileNotFoundError)) or type(exc).__name__ in (
+            "SystemFileError",
+            "HydroDataError",
+        ):
+            print(f"jaxmbd: {exc}", file=sys.stderr)
+            return 2
+        raise
 
 
 if __name__ == "__main__":

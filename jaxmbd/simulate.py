@@ -138,6 +138,9 @@ class Integrator:
 def solve(system: System, y0, ts, *, integrator: Integrator = Integrator(), waves=None, params=None):
     """Integrate ``system`` from ``y0 = (q, v, z)``; return the states at ``ts`` and whether the solver succeeded.
 
+    ``ts`` (save times) must be concrete (a numpy array or a tuple); under ``jax.jit`` pass it
+    as a static argument.
+
     Pure and differentiable (reverse mode through diffrax's recursive
     checkpointing with ``integrator.checkpoints`` checkpoints).
     """
@@ -250,27 +253,33 @@ def simulate(
     v0=None,
     key=None,
     n_realisations: int | None = None,
+    chunk_size: int | None = None,
     params=None,
     t0: float = 0.0,
+    progress=None,
 ) -> Result:
-    """Simulate ``system`` for ``duration`` seconds.
+    """Simulate ``system`` for ``duration`` seconds from ``(q0, v0)`` (default: neutral, at rest).
 
     With ``key`` and a wave field on the system, ``n_realisations`` wave
-    realisations are drawn from the key and run as one vmapped batch.
+    realisations are drawn from the key and run as vmapped batches of
+    ``chunk_size`` (default: all at once), each batch spread over all local
+    devices (``jax.sharding``); ``progress(done, total)`` is called after each
+    batch.  Realisation r always gets the r-th key of ``jax.random.split(key,
+    n_realisations)``, whatever the chunking, so results do not depend on it.
     """
     integrator = integrator or Integrator()
-    if duration <= 0:
+    if not duration > 0:
         raise ValueError(f"duration must be > 0 s, got {duration}")
     save_dt = save_dt or (integrator.dt if integrator.dt else duration / 500)
     if integrator.dt:
         save_dt = max(1, int(round(save_dt / integrator.dt))) * integrator.dt
-    n_save = int(round(duration / save_dt)) + 1
-    ts = t0 + np.linspace(0.0, duration, n_save)
+    n_save = int(np.floor(duration / save_dt + 1e-9)) + 1
+    ts = t0 + save_dt * np.arange(n_save)
     y0 = initial_state(system, q0, v0)
     integrator = dataclasses.replace(integrator, max_steps=integrator.steps_for(duration))
     if n_realisations is None:
         waves = system.waves.realise(key) if (system.waves is not None and key is not None) else None
-        ys, code = _solve_jit(system, y0, ts, integrator=integrator, waves=waves, params=params)
+        ys, code = _solve_jit(system, y0, tuple(map(float, ts)), integrator=integrator, waves=waves, params=params)
         ys = jax.tree_util.tree_map(np.asarray, ys)
         _check_finite(system, np.asarray(ts), ys, code)
         outs = _outputs(system, ts, ys, waves, params)
@@ -278,12 +287,36 @@ def simulate(
     if key is None:
         raise ValueError("n_realisations needs a PRNG key, e.g. key=jax.random.key(0)")
     keys = jax.random.split(key, n_realisations)
-    ys, code, outs = _solve_batch(system, y0, ts, keys, integrator=integrator, params=params)
-    ys = jax.tree_util.tree_map(np.asarray, ys)
-    for r in range(n_realisations):
-        _check_finite(system, np.asarray(ts), jax.tree_util.tree_map(lambda a: a[r], ys), code[r])
-    outs = {k: np.asarray(v) for k, v in outs.items()}
+    chunk = min(chunk_size or n_realisations, n_realisations)
+    parts = []
+    for start in range(0, n_realisations, chunk):
+        k = keys[start : start + chunk]
+        n_real = k.shape[0]
+        if n_real < chunk:  # pad the last batch so that it reuses the compiled function
+            k = jnp.concatenate([k, jnp.repeat(k[-1:], chunk - n_real, axis=0)])
+        ys, ok, outs = _solve_batch(system, y0, tuple(map(float, ts)), _shard(k), integrator=integrator, params=params)
+        ys = jax.tree_util.tree_map(lambda a: np.asarray(a)[:n_real], ys)
+        outs = {name: np.asarray(val)[:n_real] for name, val in outs.items()}
+        for r in range(n_real):
+            try:
+                _check_finite(system, np.asarray(ts), jax.tree_util.tree_map(lambda a: a[r], ys), np.asarray(ok)[r])
+            except SimulationError as e:
+                raise SimulationError(f"realisation {start + r}: {e}") from None
+        parts.append((ys, outs))
+        if progress is not None:
+            progress(start + n_real, n_realisations)
+    ys = jax.tree_util.tree_map(lambda *a: np.concatenate(a), *[p[0] for p in parts])
+    outs = {name: np.concatenate([p[1][name] for p in parts]) for name in parts[0][1]}
     return Result(system, np.asarray(ts), ys[0], ys[1], ys[2], outs, batched=True)
+
+
+def _shard(keys):
+    """Spread a batch of keys over the local devices (a no-op on one device)."""
+    devices = jax.local_devices()
+    if len(devices) < 2 or keys.shape[0] % len(devices):
+        return keys
+    mesh = jax.sharding.Mesh(np.asarray(devices), ("realisation",))
+    return jax.device_put(keys, jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("realisation")))
 
 
 _solve_jit = eqx.filter_jit(solve)
@@ -294,7 +327,7 @@ def _solve_batch(system, y0, ts, keys, *, integrator, params):
     def one(key):
         waves = system.waves.realise(key) if system.waves is not None else None
         ys, code = solve(system, y0, ts, integrator=integrator, waves=waves, params=params)
-        return ys, code, _outputs_jax(system, ts, ys, waves, params)
+        return ys, code, _outputs_jax(system, jnp.asarray(ts), ys, waves, params)
 
     return jax.vmap(one)(keys)
 

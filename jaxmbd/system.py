@@ -128,12 +128,18 @@ class ForceElement(eqx.Module):
 
 
 class System(eqx.Module):
-    """A model with its force elements and an optional wave field description."""
+    """A model with its force elements and an optional wave field description.
+
+    ``report_joints``: joints (or their bodies) whose full reaction wrench is an
+    output, ``joint/<name>/wrench`` (6,): the wrench the parent exerts on the
+    body through the joint, in the body's frame (constraint and actuation).
+    """
 
     model: Model
     forces: tuple = ()
     waves: Any = None
     name: str = eqx.field(static=True, default="system")
+    report_joints: tuple = eqx.field(static=True, default=())
 
     def __check_init__(self):
         names = [f.name for f in self.forces]
@@ -243,6 +249,14 @@ class System(eqx.Module):
         for f, s in zip(self.forces, self.state_slices()):
             for k, val in f.outputs(ctx, z[s]).items():
                 out[f"{f.name}/{k}"] = val
+        if self.report_joints:
+            from .dynamics import joint_wrenches
+
+            f_ext, tau, _, _ = self.loads(t, q, v, z, forcing)
+            _, vdot, _ = self.rhs(t, (q, v, z), forcing)
+            W = joint_wrenches(self.model, q, v, vdot, f_ext, self.extra_inertia())
+            for name in self.report_joints:
+                out[f"joint/{name}/wrench"] = W[self.model.index(name)]
         return out
 
 

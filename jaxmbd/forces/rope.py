@@ -34,7 +34,8 @@ class WireRope(ForceElement):
     hook height towards its initial value with gain ``hook_gain`` (1/s).
 
     States: L₀ when the winch is active (payout or compensation), none
-    otherwise.  Outputs: ``tension`` (N), ``length`` (m), ``unstretched_length`` (m).
+    otherwise.  Outputs: ``tension`` (N), ``length`` (m), ``unstretched_length``
+    (m), ``sway`` (rad): the angle of the rope from the vertical.
     """
 
     name: str = eqx.field(static=True)
@@ -95,5 +96,7 @@ class WireRope(ForceElement):
         return Contribution(f_ext=f_ext, zdot=zdot)
 
     def outputs(self, ctx: Context, z) -> dict:
-        T, _, l = self.tension(ctx, z)
-        return {"tension": T, "length": l, "unstretched_length": self.unstretched(z)}
+        T, e, l = self.tension(ctx, z)
+        horizontal = jnp.sqrt(e[0] ** 2 + e[1] ** 2 + 1e-30)
+        sway = jnp.arctan2(horizontal, jnp.abs(e[2]))
+        return {"tension": T, "length": l, "unstretched_length": self.unstretched(z), "sway": sway}
