@@ -1,0 +1,67 @@
+"""Monte-Carlo batches: reproducible, independent of chunking; sweeps resume; statistics."""
+
+import jax
+import numpy as np
+import pytest
+
+from jaxmbd.simulate import simulate
+from jaxmbd.statistics import ExtremeStatistics, Gumbel
+from jaxmbd.sweep import SweepSettings, run_sweep
+from sweep_system import INTEGRATOR, moored_barge
+
+
+@pytest.fixture(scope="module")
+def system():
+    return moored_barge()
+
+
+def test_same_key_same_result_whatever_the_chunking(system):
+    """Bit-for-bit: the r-th realisation always gets the r-th key."""
+    a = simulate(system, 20.0, save_dt=0.5, integrator=INTEGRATOR, key=jax.random.key(3), n_realisations=4)
+    b = simulate(system, 20.0, save_dt=0.5, integrator=INTEGRATOR, key=jax.random.key(3), n_realisations=4)
+    c = simulate(system, 20.0, save_dt=0.5, integrator=INTEGRATOR, key=jax.random.key(3), n_realisations=4,
+                 chunk_size=3)
+    np.testing.assert_array_equal(a.q, b.q)
+    np.testing.assert_allclose(a.q, c.q, rtol=0, atol=1e-12)
+    assert not np.allclose(a.q[0], a.q[1])  # different realisations do differ
+    assert a.outputs["line1/force"].shape == (4, 41)
+
+
+def test_interrupted_sweep_resumes_without_recomputing(system, tmp_path, monkeypatch):
+    import jaxmbd.sweep as sweep
+
+    settings = SweepSettings(hs=[0.5, 1.0], tp=[5.0, 7.0], limits={"line1/force": 1e6}, duration=10.0,
+                             n_realisations=2, save_dt=0.5, integrator=INTEGRATOR)
+    q0 = system.model.neutral()
+    full = run_sweep(system, q0, settings, tmp_path / "full")
+
+    calls = []
+    real = sweep.run_cell
+
+    def counting(*a, **k):
+        calls.append(a[-2:])
+        if len(calls) == 3:
+            raise KeyboardInterrupt  # the run is killed during its third cell
+        return real(*a, **k)
+
+    monkeypatch.setattr(sweep, "run_cell", counting)
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(system, q0, settings, tmp_path / "resumed")
+    assert len(list((tmp_path / "resumed").glob("cell_*.nc"))) == 2
+    calls.clear()
+    monkeypatch.setattr(sweep, "run_cell", real)
+    monkeypatch.setattr(sweep, "run_cell", lambda *a, **k: calls.append(a[-2:]) or real(*a, **k))
+    resumed = run_sweep(system, q0, settings, tmp_path / "resumed")
+    assert calls == [(1, 0), (1, 1)]  # only the cells that were missing
+    np.testing.assert_array_equal(full["line1__force"].values, resumed["line1__force"].values)
+    np.testing.assert_array_equal(full["operable"].values, resumed["operable"].values)
+
+
+def test_gumbel_fit_recovers_its_parameters():
+    """Method of moments on 20,000 samples: μ and β within 2 % (sampling error ~1 %)."""
+    rng = np.random.default_rng(0)
+    x = rng.gumbel(10.0, 2.0, 20_000)
+    g = Gumbel.fit(x)
+    assert abs(g.mu / 10.0 - 1) < 0.02 and abs(g.beta / 2.0 - 1) < 0.02
+    s = ExtremeStatistics.of(x[:, None])
+    assert s.mpm == pytest.approx(g.mu) and s.maxima.shape == (20_000,)
