@@ -116,6 +116,12 @@ class ForceElement(eqx.Module):
         """Constant inertia coupling different bodies, [(i, j, 6x6)] with f_i = −block v̇_j; [] if none."""
         return []
 
+    @property
+    def n_flex(self) -> int:
+        """Elastic coordinates carried by the element (a flexible body); its first 2 n_flex states
+        are [q_f, q̇_f] and the system solves for q̈_f together with the joint accelerations."""
+        return 0
+
     def prepare(self, waves):
         """Work done once per wave realisation (e.g. excitation coefficients); None if nothing."""
         return None
@@ -231,13 +237,71 @@ class System(eqx.Module):
         """
         q, v, z = y
         q = self.model.normalise(q)
-        f_ext, tau, zdot, _ = self.loads(t, q, v, z, forcing)
+        f_ext, tau, zdot, ctx = self.loads(t, q, v, z, forcing)
+        if any(f.n_flex for f in self.forces):
+            vdot, zdot = self._flexible_accelerations(ctx, z, f_ext, tau, zdot)
+            return self.model.qdot(q, v), vdot, zdot
         coupled = self.coupled_inertia()
         if coupled:
             vdot = _coupled_forward_dynamics(self.model, q, v, tau, f_ext, self.extra_inertia(), coupled)
         else:
             vdot = forward_dynamics(self.model, q, v, tau, f_ext, self.extra_inertia())
         return self.model.qdot(q, v), vdot, zdot
+
+    def _flexible_accelerations(self, ctx, z, f_ext, tau, zdot):
+        """Joint and elastic accelerations of a tree carrying flexible bodies.
+
+        Each flexible element moves with a reference body of the tree (body
+        twist t = J v, body-frame acceleration J v̇ + J̇ v) and gives its
+        floating-frame mass matrix [[M_rr, M_rf], [M_fr, M_ff]] and forces
+        Q = [Q_r; Q_f] (quadratic velocity, elastic, gravity, node loads) in
+        that body's frame.  The equations of motion of the whole system are
+
+            [M + Jᵀ M_rr J   Jᵀ M_rf] [v̇ ]   [τ − h + Jᵀ (Q_r − M_rr J̇v)]
+            [M_fr J          M_ff   ] [q̈_f] = [Q_f − M_fr J̇v             ]
+
+        with M, h the tree's mass matrix and bias forces; solved by Cholesky.
+        """
+        from jax.scipy.linalg import cho_factor, cho_solve
+
+        from .dynamics import inverse_dynamics, mass_matrix
+        from .kinematics import body_jacobian
+
+        model, q, v = self.model, ctx.q, ctx.v
+        extra = self.extra_inertia()
+        M = mass_matrix(model, q, extra)
+        b = tau - inverse_dynamics(model, q, v, jnp.zeros_like(v), f_ext, extra)
+        abias = bias_accelerations(model, q, v)
+        rows, cols, rhs_f, sizes = [], [], [], []
+        slices = self.state_slices()
+        flex = [(f, s) for f, s in zip(self.forces, slices) if f.n_flex]
+        for f, s in flex:
+            i = model.index(f.body)
+            J = body_jacobian(model, q, f.body)
+            Mf, Q = f.flexible_terms(ctx, z[s])
+            Mrr, Mrf, Mff = Mf[:6, :6], Mf[:6, 6:], Mf[6:, 6:]
+            M = M + J.T @ Mrr @ J
+            b = b + J.T @ (Q[:6] - Mrr @ abias[i])
+            cols.append(J.T @ Mrf)
+            rows.append((Mrf.T @ J, Mff))
+            rhs_f.append(Q[6:] - Mrf.T @ abias[i])
+            sizes.append(f.n_flex)
+        n = sum(sizes)
+        big = jnp.zeros((model.nv + n, model.nv + n), dtype=M.dtype).at[: model.nv, : model.nv].set(M)
+        off = model.nv
+        for (lower, Mff), upper, k in zip(rows, cols, sizes):
+            big = big.at[off : off + k, : model.nv].set(lower)
+            big = big.at[: model.nv, off : off + k].set(upper)
+            big = big.at[off : off + k, off : off + k].set(Mff)
+            off += k
+        x = cho_solve(cho_factor(big), jnp.concatenate([b] + rhs_f))
+        vdot, off = x[: model.nv], model.nv
+        for (f, s), k in zip(flex, sizes):
+            start = s.start
+            qd_f = z[s][k : 2 * k]
+            zdot = zdot.at[start : start + 2 * k].set(jnp.concatenate([qd_f, x[off : off + k]]))
+            off += k
+        return vdot, zdot
 
     def outputs(self, t, y, forcing=None) -> dict:
         """Named outputs of every element at one state (e.g. ``rope/tension``)."""
@@ -258,6 +322,18 @@ class System(eqx.Module):
             for name in self.report_joints:
                 out[f"joint/{name}/wrench"] = W[self.model.index(name)]
         return out
+
+
+def bias_accelerations(model, q, v):
+    """J̇ v for every body: body-frame spatial accelerations when v̇ = 0 and no gravity (n, 6)."""
+    from .dynamics import _velocities
+
+    js = joint_states(model, q, v)
+    _, c = _velocities(model, js)
+    a = []
+    for i, lam in enumerate(model.parents):
+        a.append(c[i] if lam < 0 else spatial.inv_act_motion(js.R[i], js.p[i], a[lam]) + c[i])
+    return jnp.stack(a)
 
 
 def _coupled_forward_dynamics(model, q, v, tau, f_ext, extra, coupled):
