@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from . import spatial
 from .kinematics import joint_states
+from .joints import Prismatic, Revolute
 from .model import Model
 
 
@@ -88,15 +90,29 @@ def forward_dynamics(model: Model, q, v, tau, f_ext=None, extra_inertia=None):
     for i in reversed(range(n)):
         j, lam = model.joints[i], model.parents[i]
         S = js.S[i]
-        if j.nv:
-            Ui = spatial.mm(IA[i], S)
-            D = S.T @ Ui
-            Di = 1.0 / D if j.nv == 1 else jnp.linalg.inv(D)
-            ui = tau[model.v_start[i] : model.v_start[i] + j.nv] - S.T @ pA[i]
+        if j.nv == 1 and isinstance(j, (Revolute, Prismatic)):
+            # S = [0; a] (revolute) or [a; 0] (prismatic) with a static unit axis:
+            # U = IA S is a combination of IA's columns, D = Sᵀ U a scalar.
+            off = 3 if isinstance(j, Revolute) else 0
+            Ui = _static_combination(IA[i], j.axis, off)
+            D = _static_combination(Ui, j.axis, off)
+            Di = 1.0 / D
+            ui = tau[model.v_start[i]] - _static_combination(pA[i], j.axis, off)
             U[i], Dinv[i], u[i] = Ui, Di, ui
             if lam >= 0:
-                Ia = IA[i] - Ui @ Di @ Ui.T
-                pa = pA[i] + spatial.mv(Ia, c[i]) + Ui @ (Di @ ui)
+                Ud = Ui * Di
+                Ia = IA[i] - Ud[:, None] * Ui[None, :]
+                pa = pA[i] + spatial.mv(Ia, c[i]) + Ud * ui
+        elif j.nv:
+            Ui = spatial.mm(IA[i], S)
+            D = spatial.mm(S.T, Ui)
+            Di = _spd_inverse(D)
+            ui = tau[model.v_start[i] : model.v_start[i] + j.nv] - spatial.mtv(S, pA[i])
+            U[i], Dinv[i], u[i] = Ui, Di, ui
+            if lam >= 0:
+                UD = spatial.mm(Ui, Di)
+                Ia = IA[i] - spatial.mm(UD, Ui.T)
+                pa = pA[i] + spatial.mv(Ia, c[i]) + spatial.mv(UD, ui)
         else:
             Ia = IA[i]
             pa = pA[i] + spatial.mv(Ia, c[i])
@@ -109,13 +125,73 @@ def forward_dynamics(model: Model, q, v, tau, f_ext=None, extra_inertia=None):
     for i in range(n):
         j, lam = model.joints[i], model.parents[i]
         ap = c[i] if lam < 0 else spatial.inv_act_motion(js.R[i], js.p[i], a[lam]) + c[i]
-        if j.nv:
-            qi = Dinv[i] @ (u[i] - U[i].T @ ap)
+        if j.nv == 1 and isinstance(j, (Revolute, Prismatic)):
+            off = 3 if isinstance(j, Revolute) else 0
+            qi = (u[i] - jnp.sum(U[i] * ap)) * Dinv[i]
+            qdd.append(qi[None])
+            a[i] = ap + _static_vector(j.axis, off, ap.dtype) * qi
+        elif j.nv:
+            qi = spatial.mv(Dinv[i], u[i] - spatial.mtv(U[i], ap))
             qdd.append(qi)
-            a[i] = ap + js.S[i] @ qi
+            a[i] = ap + spatial.mv(js.S[i], qi)
         else:
             a[i] = ap
     return jnp.concatenate(qdd) if qdd else jnp.zeros(0, dtype=model.inertia.dtype)
+
+
+def _static_combination(X, axis, off):
+    """Σ_k a_k X[..., off + k] for a static (numpy / tuple) axis a, skipping zero entries."""
+    out = None
+    for k, ak in enumerate(axis):
+        if ak == 0.0:
+            continue
+        term = X[..., off + k] if ak == 1.0 else (-X[..., off + k] if ak == -1.0 else ak * X[..., off + k])
+        out = term if out is None else out + term
+    return out
+
+
+def _static_vector(axis, off, dtype):
+    e = np.zeros(6)
+    e[off : off + 3] = axis
+    return jnp.asarray(e, dtype=dtype)
+
+
+def _spd_inverse(D):
+    """Inverse of a small symmetric positive-definite matrix by a Cholesky factorisation written out
+    entry by entry (no LAPACK call, no while loop: XLA fuses it with its neighbours)."""
+    n = D.shape[-1]
+    L = [[None] * n for _ in range(n)]
+    for jj in range(n):
+        s = D[..., jj, jj]
+        for k in range(jj):
+            s = s - L[jj][k] * L[jj][k]
+        L[jj][jj] = jnp.sqrt(s)
+        inv = 1.0 / L[jj][jj]
+        for ii in range(jj + 1, n):
+            t = D[..., ii, jj]
+            for k in range(jj):
+                t = t - L[ii][k] * L[jj][k]
+            L[ii][jj] = t * inv
+    # Linv: inverse of the lower-triangular factor, by forward substitution
+    Li = [[None] * n for _ in range(n)]
+    for ii in range(n):
+        Li[ii][ii] = 1.0 / L[ii][ii]
+        for jj in range(ii):
+            t = L[ii][jj] * Li[jj][jj]
+            for k in range(jj + 1, ii):
+                t = t + L[ii][k] * Li[k][jj]
+            Li[ii][jj] = -t * Li[ii][ii]
+    # D⁻¹ = L⁻ᵀ L⁻¹, symmetric
+    out = [[None] * n for _ in range(n)]
+    for r in range(n):
+        for c in range(r, n):
+            t = None
+            for k in range(c, n):
+                term = Li[k][r] * Li[k][c]
+                t = term if t is None else t + term
+            out[r][c] = t
+            out[c][r] = t
+    return jnp.stack([jnp.stack(row, -1) for row in out], -2)
 
 
 def _rnea_forces(model: Model, q, v, vdot, f_ext, extra_inertia):

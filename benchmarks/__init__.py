@@ -1,0 +1,1 @@
+"""Performance suite: `python -m benchmarks [--quick]` writes BENCHMARKS.md."""

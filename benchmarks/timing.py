@@ -1,0 +1,126 @@
+"""Timing helpers shared by the benchmark suite.
+
+Every figure is a median over several repeats after a warm-up; JAX results are
+waited for with ``block_until_ready`` inside the timed region.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass
+
+import jax
+
+
+@dataclass
+class Timing:
+    median: float  # seconds per call
+    min: float
+    repeats: int
+    number: int  # calls per repeat
+
+    def per(self, n: int) -> float:
+        """Seconds per evaluation when one call performs n evaluations."""
+        return self.median / n
+
+
+def _block(x):
+    return jax.block_until_ready(x)
+
+
+def time_call(fn, *args, repeats: int = 7, number: int | None = None, target: float = 0.05,
+              warmup: int = 2, block: bool = True) -> Timing:
+    """Median seconds per ``fn(*args)``.
+
+    ``number`` calls are timed together (chosen so that one repeat lasts about
+    ``target`` seconds when not given); ``repeats`` such groups give the median.
+    """
+    call = (lambda: _block(fn(*args))) if block else (lambda: fn(*args))
+    for _ in range(warmup):
+        call()
+    if number is None:
+        number = 1
+        while True:
+            t0 = time.perf_counter()
+            for _ in range(number):
+                call()
+            dt = time.perf_counter() - t0
+            if dt >= target / 4 or number >= 1 << 20:
+                number = max(1, int(number * target / max(dt, 1e-9)))
+                break
+            number *= 4
+    samples = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            call()
+        samples.append((time.perf_counter() - t0) / number)
+    return Timing(statistics.median(samples), min(samples), repeats, number)
+
+
+def time_loop(body, n_items: int, *, repeats: int = 7, warmup: int = 1) -> Timing:
+    """Median seconds per item of ``body()``, which loops over ``n_items`` items itself."""
+    for _ in range(warmup):
+        body()
+    samples = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        body()
+        samples.append((time.perf_counter() - t0) / n_items)
+    return Timing(statistics.median(samples), min(samples), repeats, n_items)
+
+
+@dataclass
+class CompileTimes:
+    trace: float
+    lower: float
+    compile: float
+
+    @property
+    def total(self) -> float:
+        return self.trace + self.lower + self.compile
+
+
+def compile_times(f, *args, **jit_kwargs):
+    """Trace, lower and compile ``jax.jit(f)`` on ``args`` with the AOT API, timing each stage.
+
+    Returns (CompileTimes, compiled).  jit caches nothing across calls here:
+    each call builds a fresh ``jax.jit`` wrapper of a fresh function object.
+    """
+    fresh = lambda *a: f(*a)  # noqa: E731  (a new object: no tracing cache hit)
+    jf = jax.jit(fresh, **jit_kwargs)
+    t0 = time.perf_counter()
+    traced = jf.trace(*args)
+    t1 = time.perf_counter()
+    lowered = traced.lower()
+    t2 = time.perf_counter()
+    compiled = lowered.compile()
+    t3 = time.perf_counter()
+    return CompileTimes(t1 - t0, t2 - t1, t3 - t2), compiled
+
+
+def fmt_time(s: float | None) -> str:
+    """Seconds as a short human string (ns, µs, ms, s)."""
+    if s is None or s != s:
+        return "–"
+    if s < 1e-6:
+        return f"{s * 1e9:.0f} ns"
+    if s < 1e-3:
+        return f"{s * 1e6:.2f} µs"
+    if s < 1.0:
+        return f"{s * 1e3:.1f} ms"
+    return f"{s:.2f} s"
+
+
+def fmt_us(s: float | None) -> str:
+    if s is None or s != s:
+        return "–"
+    us = s * 1e6
+    return f"{us:.3g}" if us < 100 else f"{us:.0f}"
+
+
+def fmt_ratio(a: float | None, b: float | None) -> str:
+    if a is None or b is None or a != a or b != b or b == 0:
+        return "–"
+    return f"{a / b:.2f}"
