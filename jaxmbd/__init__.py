@@ -28,3 +28,21 @@ from .dynamics import (
     total_energy,
     gravity_wrenches,
 )
+from .io.system_file import LoadedSystem, SystemFileError, load_system
+from .simulate import Integrator, Result, SimulationError, static_equilibrium
+from .simulate import simulate as _simulate
+from .system import System
+
+
+def simulate(system, duration=None, **kwargs):
+    """Simulate a :class:`System` or a loaded system file (:func:`load_system`).
+
+    For a loaded file, its settings (duration, integrator, realisations, static
+    equilibrium start, seed) are the defaults and keyword arguments override them;
+    see :func:`jaxmbd.simulate.simulate` for the arguments.
+    """
+    if isinstance(system, LoadedSystem):
+        if duration is not None:
+            kwargs["duration"] = duration
+        return system.run(**kwargs)
+    return _simulate(system, duration, **kwargs)

@@ -148,11 +148,7 @@ def _load(path):
 
 
 def _start(loaded):
-    from .simulate import static_equilibrium
-
-    if getattr(loaded, "equilibrium", True):
-        return static_equilibrium(loaded.system, loaded.q0, free=getattr(loaded, "free", None))
-    return loaded.q0
+    return loaded.initial_configuration()
 
 
 def _run(args) -> int:
@@ -188,17 +184,19 @@ def _sweep(args) -> int:
 
     index, count = initialise_distributed(args.coordinator, args.num_processes, args.process_id)
     loaded = _load(args.system)
-    sw = loaded.sweep or {}
-    hs = args.hs or sw.get("hs")
-    tp = args.tp or sw.get("tp")
-    limits = sw.get("limits", {})
+    sw = loaded.sweep
+    hs = args.hs or (sw.hs if sw else None)
+    tp = args.tp or (sw.tp if sw else None)
+    limits = dict(sw.limits) if sw else {}
     if not hs or not tp or not limits:
-        raise SystemExit(f"{args.system}: a sweep needs [sweep] hs, tp and limits in the file (or --hs/--tp)")
-    settings = SweepSettings(hs=list(hs), tp=list(tp), limits=dict(limits),
-                             duration=args.duration or loaded.duration,
-                             n_realisations=args.realisations or loaded.n_realisations or 8,
+        print(f"jaxmbd: {args.system}: sweep: expected a [sweep] table with hs, tp and [sweep.limits] "
+              "(or --hs and --tp on the command line)", file=sys.stderr)
+        return 2
+    settings = SweepSettings(hs=list(hs), tp=list(tp), limits=limits,
+                             duration=args.duration or sw.duration or loaded.duration,
+                             n_realisations=args.realisations or sw.n_realisations or loaded.n_realisations or 8,
                              save_dt=loaded.save_dt, integrator=loaded.integrator, seed=loaded.seed,
-                             statistic=sw.get("statistic", "mpm"))
+                             statistic=sw.statistic)
     out = Path(args.out or f"out/{loaded.system.name}_sweep")
     q0 = _start(loaded)
     table = run_sweep(loaded.system, q0, settings, out, process_index=index, process_count=count,

@@ -74,7 +74,7 @@ class Body:
             raise ModelError(f"{where}: inertia is not positive semi-definite (principal moment {ev[0]:.6g} kg m²)")
         if ev[0] + ev[1] < ev[2] - tol:
             raise ModelError(
-                f"{where}: principal moments {tuple(np.round(ev, 9))} break the triangle inequality "
+                f"{where}: principal moments {[round(float(x), 9) for x in ev]} break the triangle inequality "
                 "(I1 + I2 >= I3); no rigid body has this inertia"
             )
         return np.asarray(spatial.spatial_inertia(m, c, Ic))
