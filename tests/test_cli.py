@@ -1,0 +1,38 @@
+"""The jaxmbd command: input errors are one line, results plot."""
+
+import subprocess
+import sys
+
+import jax.numpy as jnp
+
+from jaxmbd.cli import main
+from jaxmbd.examples import simple_pendulum
+from jaxmbd.forces import SpringDamper
+from jaxmbd.simulate import Integrator, simulate
+from jaxmbd.system import System
+
+
+def test_bad_system_file_is_one_line_and_exit_code_2(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "x"\n[[bodies]]\nname = "a"\nmass = -1.0\n[simulation]\nduration = 1.0\n')
+    assert main(["run", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "bad.toml" in err and "mass" in err
+
+
+def test_missing_file_is_reported(tmp_path, capsys):
+    assert main(["run", str(tmp_path / "nowhere.toml")]) == 2
+    assert "nowhere.toml" in capsys.readouterr().err
+
+
+def test_plot_writes_one_png_per_output(tmp_path):
+    spring = SpringDamper(name="spring", body_a="world", body_b="bob", point_a=jnp.array([1.0, 0.0, -1.0]),
+                          point_b=jnp.zeros(3), stiffness=jnp.asarray(10.0), damping=jnp.asarray(0.1),
+                          rest_length=jnp.asarray(0.5))
+    res = simulate(System(simple_pendulum(), (spring,)), 1.0, save_dt=0.1, q0=jnp.array([0.1]),
+                   integrator=Integrator("rk4", dt=0.01))
+    nc = res.to_netcdf(tmp_path / "r.nc")
+    out = subprocess.run([sys.executable, "-m", "jaxmbd.cli", "plot", str(nc), "--out", str(tmp_path / "plots")],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert sorted(p.name for p in (tmp_path / "plots").glob("*.png")) == ["spring_force.png", "spring_length.png"]
