@@ -1,0 +1,798 @@
+"""Scenarios: an operation as an ordered sequence of phases, each started by a command and ended by a
+time or a state.
+
+A shipyard lift (seed 000) is hoisting-up, transport, turn-over, hoisting-down: each phase gives new
+values to parameters of force elements and controllers (a winch's pay-out rate, a trolley's set
+point) and lasts until a real-valued condition on the state crosses zero (the block is 2 m up; the
+gantry is at the dock and has stopped) or until its time limit.
+
+Continuous dynamics, discrete commands
+--------------------------------------
+Inside phase k the system is the ODE ẏ = f_k(t, y) with y = (q, v, z), the parameters of phase k
+substituted into the named array leaves of the named elements (``equinox.tree_at``).  The phase ends
+at the first time t_k > t_{k-1} where its condition margin g_k(t, y(t)) crosses zero upwards (g < 0:
+not yet; g ≥ 0: done), found by ``diffrax.Event`` with a Newton root finder on the solver's dense
+output, so t_k is accurate to the root-finder tolerance rather than to a step, and it carries
+gradients by the implicit-function theorem,
+
+    dt_k/dθ = −(∂g_k/∂θ + ∂g_k/∂y · ∂y/∂θ) / (dg_k/dt),
+
+which is what ``jax.grad`` of an event time returns.  The next phase restarts the solve at
+(t_k, y(t_k)): the state is carried over, the parameters change.  A condition that already holds
+when its phase starts ends the phase at once (zero length).  A phase with no condition lasts
+``max_duration`` s; a phase whose condition does not fire within ``max_duration`` ends there with a
+``"time limit"`` event and a :class:`ScenarioTimeLimit` warning, and the run stops there unless the
+phase says ``on_time_limit = "continue"``: a lift does not go on to transport a block that never
+left the ground.
+
+Schedules
+---------
+A set value is either a constant (applied from the phase start) or a ramp ``{"target": x, "rate":
+r}``: the leaf moves from its value at the phase start towards ``target`` at ``r`` units per second
+(element-wise) and stays there,
+
+    θ(t) = θ_start + clip(target − θ_start, −r (t − t_start), r (t − t_start)),
+
+the usual rate-limited command of a crane drive (a PD controller following a ramped set point
+travels at the ramp speed instead of lunging at a distant target).
+
+Dict schema (``Scenario.from_dict(d, system)``; a system file's ``[[scenario.phases]]`` tables)
+--------------------------------------------------------------------------------------------------
+::
+
+    {"name": "block lifting",                      # optional
+     "phases": [                                    # or pass the list of phases itself
+       {"name": "hoisting-up",                      # required, unique
+        "set": {                                    # element name (fnmatch pattern allowed) -> field -> value
+            "hoist_*":   {"payout_rate": -0.1},                        # constant, from the phase start
+            "gantry_pd": {"setpoint": {"target": [120.0], "rate": 0.5}}},  # ramp (units/s)
+        "until": {"output": "block/z", "op": ">=", "value": 21.0},     # optional condition
+        "max_duration": 600.0,                      # s, required: the time limit (or the duration)
+        "on_time_limit": "stop"},                   # or "continue"; default "stop"
+       ...]}
+
+A condition is one of::
+
+    {"output": NAME, "op": ">=" | ">" | "<=" | "<", "value": x}      g = out − x  or  x − out
+    {"output": NAME, "op": "near", "value": x, "tol": ε}             g = ε − |out − x|
+    {"all": [cond, ...]}                                              g = min g_i  (every one holds)
+    {"any": [cond, ...]}                                              g = max g_i  (one holds)
+    a Python callable fn(t, y, probe) -> real                         g = fn(...)
+
+with an optional ``"index": i`` for vector outputs.  Output names (``probe[NAME]``):
+``time``; ``<body>/x|y|z`` (world position of the body frame, m), ``<body>/vx|vy|vz|speed``
+(world velocity of the frame origin, m/s), ``<body>/wx|wy|wz`` (world angular velocity, rad/s),
+``<body>/roll|pitch|yaw`` (z-y-x Euler, rad), ``<body>/tilt`` (angle between the body z axis and
+world z, rad, in [0, π]: 0 level, π upside down; free of the ±π wrap of roll); ``<joint>/q``,
+``<joint>/v`` (a joint or the body hanging from it; ``index`` for multi-coordinate joints);
+``<element>/<output>`` (any force-element output, e.g. ``hoist_1/tension``).  ``block_z`` is read
+as ``block/z``.  Values are SI (m, s, rad, N); degrees are the caller's conversion.
+
+Results
+-------
+:meth:`Scenario.run` returns a :class:`ScenarioResult` (a :class:`~jaxmbd.simulate.Result`): the
+time series of all phases concatenated on the save grid ``t0 + n·save_dt`` plus every phase's
+start and end, ``phase`` (index per saved time), ``events`` (one :class:`PhaseEvent` per finished
+phase: time, phase, what ended it).  A phase boundary appears twice, as the last sample of phase k
+and the first of phase k + 1, so an output that jumps when the commands change (a PD torque) plots
+as a step.  :meth:`Scenario.solve` is the pure, differentiable core (no Python-side checks; all
+phases run): differentiate event times or final states with respect to anything in the system or
+the scenario.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import json
+import math
+import warnings
+from typing import Any, Callable
+
+import diffrax
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optimistix as optx
+
+from . import spatial
+from .simulate import Integrator, Result, SimulationError, initial_state
+from .system import System
+
+
+class ScenarioError(ValueError):
+    """A scenario that does not fit its system (unknown element, field, output; bad schema)."""
+
+
+class ScenarioTimeLimit(UserWarning):
+    """A phase's condition did not fire within its ``max_duration``."""
+
+
+# ---------------------------------------------------------------------------------------------
+# What a condition may read
+
+
+_BODY_SIGNALS = ("x", "y", "z", "vx", "vy", "vz", "speed", "wx", "wy", "wz", "roll", "pitch", "yaw", "tilt")
+
+
+class Probe:
+    """Named signals of one state, computed on demand: ``probe["block/z"]``, ``probe["hoist_1/tension"]``.
+
+    The kinematics (:class:`~jaxmbd.system.Context`) are computed once per probe; an element's outputs
+    only when one of them is asked for.
+    """
+
+    def __init__(self, system: System, t, y, forcing=None):
+        self.system, self.t = system, t
+        q, v, z = y
+        self.q, self.v, self.z = system.model.normalise(q), v, z
+        self.forcing = forcing if forcing is not None else (None, None, None)
+        self._ctx = None
+
+    @property
+    def ctx(self):
+        if self._ctx is None:
+            waves, prepared, params = self.forcing
+            self._ctx = self.system.context(self.t, self.q, self.v, waves, params, prepared)
+        return self._ctx
+
+    def __getitem__(self, name: str):
+        return self.get(name)
+
+    def get(self, name: str, index: int | None = None):
+        val = self._resolve(_canonical(name, self.system))
+        if index is not None:
+            val = jnp.reshape(val, (-1,))[index]
+        return val
+
+    def _resolve(self, name: str):
+        if name in ("time", "t"):
+            return jnp.asarray(self.t, dtype=self.q.dtype)
+        head, _, tail = name.rpartition("/")
+        model = self.system.model
+        if tail in ("q", "v") and (head in model.body_names or head in model.joint_names):
+            sl = model.q_slice(head) if tail == "q" else model.v_slice(head)
+            x = (self.q if tail == "q" else self.v)[sl]
+            return x[0] if x.shape == (1,) else x
+        if head in model.body_names and tail in _BODY_SIGNALS:
+            i = model.index(head)
+            R, p, tw = self.ctx.R[i], self.ctx.p[i], self.ctx.twist[i]
+            if tail in ("x", "y", "z"):
+                return p["xyz".index(tail)]
+            if tail in ("vx", "vy", "vz", "speed"):
+                vw = spatial.mv(R, tw[:3])
+                return jnp.sqrt(jnp.sum(vw * vw) + 1e-30) if tail == "speed" else vw[("vx", "vy", "vz").index(tail)]
+            if tail in ("wx", "wy", "wz"):
+                return spatial.mv(R, tw[3:])[("wx", "wy", "wz").index(tail)]
+            if tail == "tilt":
+                return jnp.arctan2(jnp.sqrt(R[0, 2] ** 2 + R[1, 2] ** 2 + 1e-30), R[2, 2])
+            return spatial.matrix_to_rpy(R)[("roll", "pitch", "yaw").index(tail)]
+        for f, s in zip(self.system.forces, self.system.state_slices()):
+            if f.name == head:
+                out = f.outputs(self.ctx, self.z[s])
+                if tail in out:
+                    return out[tail]
+                raise ScenarioError(f"element {head!r} has no output {tail!r}; it has {sorted(out)}")
+        raise ScenarioError(_unknown_output(name, self.system))
+
+
+def _canonical(name: str, system: System) -> str:
+    """``block_z`` -> ``block/z`` when ``block`` is a body and the name has no slash."""
+    if "/" in name or name in ("time", "t"):
+        return name
+    head, _, tail = name.rpartition("_")
+    if head and (head in system.model.body_names or head in system.model.joint_names):
+        return f"{head}/{tail}"
+    return name
+
+
+def _unknown_output(name, system):
+    m = system.model
+    return (f"unknown output {name!r}: expected 'time', '<body>/<{'|'.join(_BODY_SIGNALS)}>' with bodies "
+            f"{list(m.body_names)}, '<joint>/q|v' with joints {list(m.joint_names)}, or '<element>/<output>' "
+            f"with elements {[f.name for f in system.forces]}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Conditions: real-valued margins, satisfied when >= 0
+
+
+class Condition(eqx.Module):
+    """A phase-end condition as a real margin g(t, y): g < 0 while the phase goes on, g ≥ 0 when done.
+
+    Real-valued (not boolean) so that the event time is found by root finding and carries gradients.
+    """
+
+    def margin(self, probe: Probe):
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        return type(self).__name__
+
+    def outputs(self) -> tuple[str, ...]:
+        return ()
+
+
+_OPS = (">=", ">", "<=", "<", "near")
+
+
+class Threshold(Condition):
+    """``output op value``: g = out − value for ``>=``/``>``, value − out for ``<=``/``<``, and
+    tol − |out − value| for ``near`` (within ``tol`` of ``value``).  ``value`` and ``tol`` are array
+    leaves, so an event time can be differentiated with respect to the threshold."""
+
+    output: str = eqx.field(static=True)
+    op: str = eqx.field(static=True)
+    value: jnp.ndarray
+    tol: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(0.0))
+    index: int | None = eqx.field(static=True, default=None)
+
+    def __check_init__(self):
+        if self.op not in _OPS:
+            raise ScenarioError(f"condition on {self.output!r}: op must be one of {list(_OPS)}, got {self.op!r}")
+
+    def margin(self, probe):
+        out = probe.get(self.output, self.index)
+        if self.op in (">=", ">"):
+            return out - self.value
+        if self.op in ("<=", "<"):
+            return self.value - out
+        return self.tol - jnp.abs(out - self.value)
+
+    def describe(self):
+        what = self.output + (f"[{self.index}]" if self.index is not None else "")
+        if self.op == "near":
+            return f"|{what} - {float(self.value):.6g}| <= {float(self.tol):.6g}"
+        return f"{what} {self.op} {float(self.value):.6g}"
+
+    def outputs(self):
+        return (self.output,)
+
+
+class AllOf(Condition):
+    """Every part holds: g = min g_i (e.g. position within a tolerance and speed below a bound)."""
+
+    parts: tuple
+
+    def margin(self, probe):
+        return jnp.min(jnp.stack([p.margin(probe) for p in self.parts]))
+
+    def describe(self):
+        return " and ".join(f"({p.describe()})" for p in self.parts)
+
+    def outputs(self):
+        return sum((p.outputs() for p in self.parts), ())
+
+
+class AnyOf(Condition):
+    """One part holds: g = max g_i."""
+
+    parts: tuple
+
+    def margin(self, probe):
+        return jnp.max(jnp.stack([p.margin(probe) for p in self.parts]))
+
+    def describe(self):
+        return " or ".join(f"({p.describe()})" for p in self.parts)
+
+    def outputs(self):
+        return sum((p.outputs() for p in self.parts), ())
+
+
+class When(Condition):
+    """A Python callable ``fn(t, y, probe) -> real`` as a condition (≥ 0 when the phase is done)."""
+
+    fn: Callable = eqx.field(static=True)
+    label: str = eqx.field(static=True, default="")
+
+    def margin(self, probe):
+        return jnp.asarray(self.fn(probe.t, (probe.q, probe.v, probe.z), probe), dtype=probe.q.dtype)
+
+    def describe(self):
+        return self.label or getattr(self.fn, "__name__", "callable")
+
+
+class Never(Condition):
+    """The condition of a phase that lasts its ``max_duration``: g = −1 always."""
+
+    def margin(self, probe):
+        return -jnp.ones((), dtype=probe.q.dtype)
+
+    def describe(self):
+        return "duration"
+
+
+def condition_from_dict(c) -> Condition:
+    """A :class:`Condition` from the dict schema in the module docstring (or a callable, or a Condition)."""
+    if isinstance(c, Condition):
+        return c
+    if callable(c):
+        return When(c)
+    if not isinstance(c, dict):
+        raise ScenarioError(f"a condition is a dict, a callable or a Condition, got {type(c).__name__}")
+    if "all" in c or "any" in c:
+        key = "all" if "all" in c else "any"
+        parts = c[key]
+        if not isinstance(parts, (list, tuple)) or not parts:
+            raise ScenarioError(f"condition {{{key!r}: ...}} needs a non-empty list of conditions")
+        return (AllOf if key == "all" else AnyOf)(tuple(condition_from_dict(p) for p in parts))
+    unknown = set(c) - {"output", "op", "value", "tol", "index"}
+    if unknown or "output" not in c or "op" not in c or "value" not in c:
+        raise ScenarioError(f"condition {c!r}: expected keys output, op, value (and tol for 'near', index); "
+                            f"unknown {sorted(unknown)}")
+    if c["op"] == "near" and "tol" not in c:
+        raise ScenarioError(f"condition {c!r}: op 'near' needs a tol")
+    return Threshold(output=str(c["output"]), op=str(c["op"]), value=jnp.asarray(c["value"], dtype=float),
+                     tol=jnp.asarray(c.get("tol", 0.0), dtype=float),
+                     index=None if c.get("index") is None else int(c["index"]))
+
+
+# ---------------------------------------------------------------------------------------------
+# Phases and scenarios
+
+
+class Phase(eqx.Module):
+    """One phase: new values for element leaves, an end condition and a time limit (s).
+
+    ``targets[i]`` is the value of leaf ``leaves[i] = (element, field)``; ``rates[i]`` is ``None``
+    for a constant, else the ramp rate (units/s, > 0) towards the target.
+    """
+
+    name: str = eqx.field(static=True)
+    leaves: tuple = eqx.field(static=True)
+    targets: tuple
+    rates: tuple
+    until: Condition | None
+    max_duration: float = eqx.field(static=True)
+    on_time_limit: str = eqx.field(static=True, default="stop")
+
+    def __check_init__(self):
+        if not (isinstance(self.max_duration, (int, float)) and math.isfinite(self.max_duration)
+                and self.max_duration > 0):
+            raise ScenarioError(f"phase {self.name!r}: max_duration must be a finite number of seconds > 0, "
+                                f"got {self.max_duration!r}")
+        if self.on_time_limit not in ("stop", "continue"):
+            raise ScenarioError(f"phase {self.name!r}: on_time_limit must be 'stop' or 'continue'")
+
+    def describe_end(self) -> str:
+        return self.until.describe() if self.until is not None else f"duration {self.max_duration:g} s"
+
+
+def _element_index(system: System, name: str) -> int:
+    for i, f in enumerate(system.forces):
+        if f.name == name:
+            return i
+    raise ScenarioError(f"no element named {name!r}; elements: {[f.name for f in system.forces]}")
+
+
+def _leaf(system: System, element: str, field: str):
+    f = system.forces[_element_index(system, element)]
+    static = {fl.name for fl in dataclasses.fields(f) if fl.metadata.get("static", False)}
+    if not hasattr(f, field):
+        raise ScenarioError(f"element {element!r} ({type(f).__name__}) has no field {field!r}")
+    val = getattr(f, field)
+    if field in static or not isinstance(val, (jax.Array, np.ndarray)):
+        raise ScenarioError(f"element {element!r}: field {field!r} is not an array leaf and cannot be set by a phase")
+    if field in ("payout_rate", "heave_compensation", "hook_gain") and not getattr(f, "winch", True):
+        raise ScenarioError(f"rope {element!r} has no winch (winch=False): setting {field!r} would do nothing")
+    return jnp.asarray(val)
+
+
+def _as_leaf(value, like, where):
+    value = jnp.asarray(value, dtype=like.dtype)
+    try:
+        return jnp.broadcast_to(value, like.shape)
+    except ValueError:
+        raise ScenarioError(f"{where}: value of shape {value.shape} does not fit the leaf's shape {like.shape}") from None
+
+
+class Scenario(eqx.Module):
+    """An ordered list of :class:`Phase` es (see the module docstring for semantics and schema)."""
+
+    phases: tuple
+    name: str = eqx.field(static=True, default="scenario")
+
+    def __check_init__(self):
+        names = [p.name for p in self.phases]
+        if not names:
+            raise ScenarioError(f"{self.name}: a scenario needs at least one phase")
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ScenarioError(f"{self.name}: duplicate phase names {dup}")
+
+    # -- construction ------------------------------------------------------------------------
+
+    @classmethod
+    def from_dict(cls, d, system: System) -> "Scenario":
+        """Build and check a scenario against ``system`` from the dict schema of the module docstring."""
+        name = "scenario"
+        if isinstance(d, dict):
+            unknown = set(d) - {"name", "phases"}
+            if unknown or "phases" not in d:
+                raise ScenarioError(f"scenario: expected keys 'phases' (and 'name'), got {sorted(d)}")
+            name, plist = str(d.get("name", name)), d["phases"]
+        else:
+            plist = d
+        if not isinstance(plist, (list, tuple)):
+            raise ScenarioError("scenario: 'phases' must be a list of phase tables")
+        phases = []
+        for k, p in enumerate(plist):
+            where = f"scenario phase {k} ({p.get('name', '?') if isinstance(p, dict) else '?'})"
+            if not isinstance(p, dict):
+                raise ScenarioError(f"{where}: a phase is a dict")
+            unknown = set(p) - {"name", "set", "until", "max_duration", "on_time_limit"}
+            if unknown:
+                raise ScenarioError(f"{where}: unknown keys {sorted(unknown)}")
+            if "name" not in p or "max_duration" not in p:
+                raise ScenarioError(f"{where}: 'name' and 'max_duration' are required")
+            leaves, targets, rates = [], [], []
+            for pattern, fields in (p.get("set") or {}).items():
+                matched = [f.name for f in system.forces if fnmatch.fnmatchcase(f.name, pattern)]
+                if not matched:
+                    raise ScenarioError(f"{where}: 'set' names {pattern!r}, which matches no element of "
+                                        f"{[f.name for f in system.forces]}")
+                if not isinstance(fields, dict):
+                    raise ScenarioError(f"{where}: set.{pattern} must map field names to values")
+                for el in matched:
+                    for field, val in fields.items():
+                        leaf = _leaf(system, el, field)
+                        w = f"{where}: {el}.{field}"
+                        if isinstance(val, dict):
+                            if set(val) != {"target", "rate"}:
+                                raise ScenarioError(f"{w}: a schedule is {{'target': x, 'rate': r}}, got {sorted(val)}")
+                            rate = _as_leaf(val["rate"], leaf, w)
+                            try:
+                                positive = bool(jnp.all(rate > 0))
+                            except jax.errors.ConcretizationTypeError:
+                                positive = True  # traced (under jax.grad): checked when run concretely
+                            if not positive:
+                                raise ScenarioError(f"{w}: ramp rate must be > 0")
+                            targets.append(_as_leaf(val["target"], leaf, w))
+                            rates.append(rate)
+                        else:
+                            targets.append(_as_leaf(val, leaf, w))
+                            rates.append(None)
+                        if (el, field) in leaves:
+                            raise ScenarioError(f"{w}: set twice in one phase")
+                        leaves.append((el, field))
+            until = p.get("until")
+            if until is not None:
+                until = condition_from_dict(until)
+            phases.append(Phase(name=str(p["name"]), leaves=tuple(leaves), targets=tuple(targets),
+                                rates=tuple(rates), until=until, max_duration=float(p["max_duration"]),
+                                on_time_limit=str(p.get("on_time_limit", "stop"))))
+        sc = cls(tuple(phases), name=name)
+        sc.check(system)
+        return sc
+
+    def check(self, system: System):
+        """Raise :class:`ScenarioError` if an element, field or output named here is not in ``system``."""
+        for p in self.phases:
+            for el, field in p.leaves:
+                _leaf(system, el, field)
+            if p.until is None:
+                continue
+            for name in p.until.outputs():
+                _check_output(_canonical(name, system), system)
+        return self
+
+    # -- the plan of leaf values the compiled segment reads -----------------------------------
+
+    def leaves(self) -> tuple:
+        """Every (element, field) that some phase sets, in first-use order."""
+        out = []
+        for p in self.phases:
+            out += [l for l in p.leaves if l not in out]
+        return tuple(out)
+
+    def _plan(self, system: System) -> "_Plan":
+        leaves = self.leaves()
+        target, rate, touched, ramped = [], [], [], []
+        for el, field in leaves:
+            like = _leaf(system, el, field)
+            tg, rt, to, rp = [], [], [], []
+            for p in self.phases:
+                if (el, field) in p.leaves:
+                    j = p.leaves.index((el, field))
+                    tg.append(p.targets[j])
+                    rt.append(p.rates[j] if p.rates[j] is not None else jnp.zeros_like(like))
+                    to.append(True)
+                    rp.append(p.rates[j] is not None)
+                else:
+                    tg.append(like)
+                    rt.append(jnp.zeros_like(like))
+                    to.append(False)
+                    rp.append(False)
+            target.append(jnp.stack(tg))
+            rate.append(jnp.stack(rt))
+            touched.append(jnp.asarray(to))
+            ramped.append(jnp.asarray(rp))
+        conds = tuple(p.until if p.until is not None else Never() for p in self.phases)
+        getters = tuple((_element_index(system, el), field) for el, field in leaves)
+        return _Plan(getters, tuple(target), tuple(rate), tuple(touched), tuple(ramped), conds)
+
+    def start_values(self, system: System) -> tuple:
+        return tuple(_leaf(system, el, field) for el, field in self.leaves())
+
+    # -- solving -------------------------------------------------------------------------------
+
+    def solve(self, system: System, y0, t0=0.0, *, integrator: Integrator = Integrator(), save_dt: float | None = None,
+              waves=None, params=None, root_tol: float = 1e-10) -> "ScenarioSolution":
+        """Run every phase in order from ``y0 = (q, v, z)`` at ``t0``; pure and differentiable.
+
+        Returns a :class:`ScenarioSolution`: ``t_end[k]`` the time phase k ended (its event time),
+        ``y_end`` the final state, ``fired[k]`` whether phase k's condition ended it, and the saved
+        segments.  No Python-side checks run, so it can sit under ``jax.grad``/``jax.vmap``; a phase
+        that times out simply hands over to the next one.  ``root_tol`` (s) is the Newton tolerance
+        on event times.
+        """
+        plan = self._plan(system)
+        forcing = (waves, system.prepare(waves), params)
+        grid = self._grid(save_dt)
+        starts = self.start_values(system)
+        t = jnp.asarray(t0, dtype=system.model.inertia.dtype)
+        y = y0
+        t_end, fired, ok, segs = [], [], [], []
+        for k, p in enumerate(self.phases):
+            seg = _segment(system, plan, jnp.asarray(k), starts, t, t + p.max_duration, y, forcing, grid,
+                           integrator, root_tol)
+            segs.append(seg)
+            t_end.append(seg.t_end)
+            fired.append(seg.fired)
+            ok.append(seg.ok)
+            starts = _leaf_values(plan, jnp.asarray(k), starts, t, seg.t_end)
+            t, y = seg.t_end, seg.y_end
+        return ScenarioSolution(jnp.stack(t_end), y, jnp.stack(fired), jnp.stack(ok), tuple(segs))
+
+    def _grid(self, save_dt):
+        if save_dt is None:
+            save_dt = max(p.max_duration for p in self.phases) / 200
+        n = int(math.ceil(max(p.max_duration for p in self.phases) / save_dt)) + 2
+        return (float(save_dt), n)
+
+    def run(self, system: System, *, q0=None, v0=None, y0=None, t0: float = 0.0, save_dt: float | None = None,
+            integrator: Integrator | None = None, waves=None, params=None, root_tol: float = 1e-10,
+            progress: Callable[[str], None] | None = None) -> "ScenarioResult":
+        """Simulate the scenario phase by phase and collect a :class:`ScenarioResult`.
+
+        Starts from ``y0`` or from ``(q0, v0)`` with the elements' initial states.  After each phase
+        the result code is checked (a SimulationError names the phase if the solver failed), the
+        event is recorded, and a timed-out condition stops the run with a :class:`ScenarioTimeLimit`
+        warning unless the phase says ``on_time_limit = "continue"``.  ``progress`` receives one line
+        per finished phase.
+        """
+        integrator = integrator or Integrator()
+        self.check(system)
+        y = initial_state(system, q0, v0) if y0 is None else y0
+        plan = self._plan(system)
+        forcing = (waves, system.prepare(waves), params)
+        save_dt, n = grid = self._grid(save_dt)
+        starts = self.start_values(system)
+        t = jnp.asarray(t0, dtype=system.model.inertia.dtype)
+        times, qs, vs, zs, phase_idx, outs, events = [], [], [], [], [], [], []
+        for k, p in enumerate(self.phases):
+            kk = jnp.asarray(k)
+            seg = _segment(system, plan, kk, starts, t, t + p.max_duration, y, forcing, grid, integrator, root_tol)
+            t_s, t_e = float(t), float(seg.t_end)
+            if not bool(seg.ok):
+                raise SimulationError(
+                    f"{system.name}: scenario {self.name!r}, phase {k} ({p.name!r}) started at t = {t_s:.6g} s: "
+                    f"the integrator stopped at t = {t_e:.6g} s (step budget or step size); raise max_steps, "
+                    "loosen the tolerances or shorten the phase")
+            gts = np.asarray(seg.ts)
+            keep = np.isfinite(gts) & (gts > t_s) & (gts < t_e)
+            ts_k = np.concatenate([[t_s], gts[keep], [t_e]])
+            ys_k = jax.tree_util.tree_map(
+                lambda a, b, c: np.concatenate([np.asarray(a)[None], np.asarray(b)[keep], np.asarray(c)[None]]),
+                y, seg.ys, seg.y_end)
+            if not all(np.all(np.isfinite(a)) for a in ys_k):
+                raise SimulationError(f"{system.name}: scenario {self.name!r}, phase {k} ({p.name!r}): the state became "
+                                      f"non-finite between t = {t_s:.6g} s and {t_e:.6g} s; the run diverged")
+            outs.append(_phase_outputs(system, plan, kk, starts, t, ts_k, ys_k, forcing, n + 2))
+            times.append(ts_k)
+            qs.append(ys_k[0])
+            vs.append(ys_k[1])
+            zs.append(ys_k[2])
+            phase_idx.append(np.full(ts_k.size, k))
+            if p.until is None:
+                trigger, detail = "duration", f"{p.max_duration:g} s elapsed"
+            elif bool(seg.fired):
+                trigger, detail = "condition", p.until.describe()
+            elif bool(seg.g0 >= 0):
+                trigger, detail = "condition", p.until.describe() + " (already met when the phase started)"
+            else:
+                trigger = "time limit"
+                detail = f"{p.until.describe()} not reached within max_duration = {p.max_duration:g} s"
+            events.append(PhaseEvent(time=t_e, phase=k, name=p.name, trigger=trigger, detail=detail))
+            if progress is not None:
+                progress(f"phase {k} {p.name!r}: {t_s:.6g} s -> {t_e:.6g} s, ended by {trigger}: {detail}")
+            starts = _leaf_values(plan, kk, starts, t, seg.t_end)
+            t, y = seg.t_end, seg.y_end
+            if trigger == "time limit":
+                msg = (f"scenario {self.name!r}: phase {k} ({p.name!r}) hit its time limit at t = {t_e:.6g} s: {detail}")
+                if p.on_time_limit == "stop":
+                    rest = [q.name for q in self.phases[k + 1:]]
+                    msg += f"; the run stops here" + (f" (phases not run: {rest})" if rest else "")
+                    warnings.warn(msg, ScenarioTimeLimit, stacklevel=2)
+                    break
+                warnings.warn(msg + "; going on (on_time_limit = 'continue')", ScenarioTimeLimit, stacklevel=2)
+        outputs = {key: np.concatenate([o[key] for o in outs]) for key in outs[0]}
+        res = ScenarioResult(system, np.concatenate(times), np.concatenate(qs), np.concatenate(vs), np.concatenate(zs),
+                             outputs, batched=False, phase=np.concatenate(phase_idx), events=events,
+                             phase_names=tuple(p.name for p in self.phases))
+        res.attrs["scenario"] = self.name
+        res.attrs["phase_names"] = list(res.phase_names)
+        res.attrs["events"] = [dataclasses.asdict(e) for e in events]
+        res.outputs["phase"] = res.phase
+        return res
+
+
+def _check_output(name: str, system: System):
+    if name in ("time", "t"):
+        return
+    head, _, tail = name.rpartition("/")
+    m = system.model
+    if tail in ("q", "v") and (head in m.body_names or head in m.joint_names):
+        return
+    if head in m.body_names and tail in _BODY_SIGNALS:
+        return
+    names = [f.name for f in system.forces]
+    if head in names:
+        q, v, z = initial_state(system)
+        out = jax.eval_shape(lambda: system.forces[names.index(head)].outputs(
+            system.context(0.0, q, v), z[system.state_slices()[names.index(head)]]))
+        if tail in out:
+            return
+        raise ScenarioError(f"element {head!r} has no output {tail!r}; it has {sorted(out)}")
+    raise ScenarioError(_unknown_output(name, system))
+
+
+# ---------------------------------------------------------------------------------------------
+# The compiled phase segment
+
+
+class _Plan(eqx.Module):
+    """Per-leaf values of every phase, stacked on a leading phase axis, so that one compiled segment
+    serves all phases (the phase index is traced)."""
+
+    getters: tuple = eqx.field(static=True)   # (element index, field) per leaf
+    target: tuple                             # (n_phases, *leaf shape) per leaf
+    rate: tuple
+    touched: tuple                            # (n_phases,) bools: the phase sets this leaf
+    ramped: tuple                             # (n_phases,) bools: ... as a ramp
+    conds: tuple                              # one Condition per phase (Never for duration phases)
+
+
+def _leaf_values(plan: _Plan, k, starts, t_start, t):
+    """Leaf values in phase k at time t: constant targets, ramps from the values at the phase start."""
+    out = []
+    tau = t - t_start
+    for start, tg, rt, to, rp in zip(starts, plan.target, plan.rate, plan.touched, plan.ramped):
+        tgt, rate = tg[k], rt[k]
+        ramp = start + jnp.clip(tgt - start, -rate * tau, rate * tau)
+        out.append(jnp.where(to[k], jnp.where(rp[k], ramp, tgt), start))
+    return tuple(out)
+
+
+def _system_at(system: System, plan: _Plan, k, starts, t_start, t) -> System:
+    if not plan.getters:
+        return system
+    vals = _leaf_values(plan, k, starts, t_start, t)
+    return eqx.tree_at(lambda s: [getattr(s.forces[i], f) for i, f in plan.getters], system, list(vals))
+
+
+class _Segment(eqx.Module):
+    ts: Any
+    ys: Any
+    t_end: Any
+    y_end: Any
+    fired: Any
+    ok: Any
+    g0: Any
+
+
+@eqx.filter_jit
+def _segment(system, plan, k, starts, t_start, t_limit, y0, forcing, grid, integrator, root_tol):
+    """Solve phase k from (t_start, y0) until its condition crosses zero upwards or t_limit."""
+
+    def f(t, y, args):
+        return _system_at(system, plan, k, starts, t_start, t).rhs(t, y, forcing)
+
+    def margin(t, y):
+        s = _system_at(system, plan, k, starts, t_start, t)
+        branches = [lambda t, y, c=c: c.margin(Probe(s, t, y, forcing)) for c in plan.conds]
+        g = jax.lax.switch(k, branches, t, y) if len(branches) > 1 else branches[0](t, y)
+        return jnp.asarray(g, dtype=t_start.dtype)
+
+    g0 = margin(t_start, y0)
+    # a condition that already holds ends the phase at once: diffrax only sees sign changes
+    t1 = jnp.where(g0 >= 0, t_start, t_limit)
+    save_dt, n = grid
+    k0 = jnp.ceil(t_start / save_dt)
+    ts = jnp.clip(k0 * save_dt + save_dt * jnp.arange(n), t_start, t1)
+    event = diffrax.Event(lambda t, y, args, **kw: margin(t, y),
+                          root_finder=optx.Newton(rtol=root_tol, atol=root_tol), direction=True)
+    max_steps = integrator.max_steps if integrator.max_steps is not None else 100_000
+    sol = diffrax.diffeqsolve(
+        diffrax.ODETerm(f), integrator.solver(), t0=t_start, t1=t1, dt0=integrator.dt, y0=y0,
+        saveat=diffrax.SaveAt(subs=[diffrax.SubSaveAt(ts=ts), diffrax.SubSaveAt(t1=True)]),
+        stepsize_controller=integrator.controller(), max_steps=max_steps, event=event,
+        adjoint=diffrax.RecursiveCheckpointAdjoint(checkpoints=integrator.checkpoints), throw=False)
+    fired = sol.result == diffrax.RESULTS.event_occurred
+    ok = fired | (sol.result == diffrax.RESULTS.successful)
+    y_end = jax.tree_util.tree_map(lambda a: a[0], sol.ys[1])
+    q, v, z = y_end
+    y_end = (system.model.normalise(q), v, z)
+    return _Segment(sol.ts[0], sol.ys[0], sol.ts[1][0], y_end, fired, ok, g0)
+
+
+@eqx.filter_jit
+def _outputs_padded(system, plan, k, starts, t_start, ts, ys, forcing):
+    def one(t, q, v, z):
+        return _system_at(system, plan, k, starts, t_start, t).outputs(t, (q, v, z), forcing)
+
+    return jax.vmap(one)(ts, *ys)
+
+
+def _phase_outputs(system, plan, k, starts, t_start, ts, ys, forcing, n):
+    """Outputs at the saved times of one phase, padded to a fixed length so that one compile serves all phases."""
+    m = ts.size
+    pad = lambda a: np.concatenate([a, np.repeat(a[-1:], n - m, axis=0)]) if m < n else a
+    outs = _outputs_padded(system, plan, k, starts, t_start, jnp.asarray(pad(ts)),
+                           tuple(jnp.asarray(pad(a)) for a in ys), forcing)
+    return {key: np.asarray(val)[:m] for key, val in outs.items()}
+
+
+# ---------------------------------------------------------------------------------------------
+# Results
+
+
+class ScenarioSolution(eqx.Module):
+    """What :meth:`Scenario.solve` returns (JAX arrays, differentiable): ``t_end`` (n_phases,) end time of
+    each phase (s), ``y_end`` the final state (q, v, z), ``fired`` (n_phases,) whether each phase's
+    condition ended it, ``ok`` (n_phases,) whether the solver succeeded, ``segments`` the saved grid of
+    each phase (times padded with inf / clipped to the phase end)."""
+
+    t_end: Any
+    y_end: Any
+    fired: Any
+    ok: Any
+    segments: tuple
+
+
+@dataclasses.dataclass(frozen=True)
+class PhaseEvent:
+    """The end of one phase: ``time`` (s), ``phase`` (index), ``name``, ``trigger`` (``"condition"``,
+    ``"duration"`` or ``"time limit"``) and a readable ``detail``."""
+
+    time: float
+    phase: int
+    name: str
+    trigger: str
+    detail: str
+
+
+@dataclasses.dataclass
+class ScenarioResult(Result):
+    """A :class:`~jaxmbd.simulate.Result` with ``phase`` (index per saved time), ``events`` and ``phase_names``.
+
+    Phase boundaries appear twice in ``time`` (end of phase k, start of phase k + 1)."""
+
+    phase: np.ndarray | None = None
+    events: list = dataclasses.field(default_factory=list)
+    phase_names: tuple = ()
+
+    def phase_start(self, k: int) -> float:
+        """Start time of phase k (s)."""
+        return float(self.time[np.argmax(self.phase == k)])
+
+    def event_table(self) -> str:
+        rows = [f"{'t (s)':>10}  {'phase':<24} ended by"]
+        rows += [f"{e.time:10.3f}  {e.name:<24} {e.trigger}: {e.detail}" for e in self.events]
+        return "\n".join(rows)
+
+    def to_dataset(self):
+        ds = super().to_dataset()
+        ds.attrs["events"] = json.dumps(self.attrs.get("events", []))
+        return ds
