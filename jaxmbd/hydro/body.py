@@ -73,6 +73,7 @@ class HydroBody(ForceElement):
     linear_damping: jnp.ndarray  # (6nb, 6nb)
     quadratic_drag: jnp.ndarray  # (6nb,)
     origin: jnp.ndarray  # (3,) world position of the BEM frame's origin
+    coupled_pairs: tuple = eqx.field(static=True, default=())  # (k, l) hydro bodies with A(∞) coupling
     excitation_on: bool = eqx.field(static=True, default=True)
     ramp_time: float = eqx.field(static=True, default=0.0)
 
@@ -157,8 +158,15 @@ class HydroBody(ForceElement):
             Ainf = np.asarray(hydro.added_mass_inf, float)
         else:
             raise ValueError(f"hydro element {name!r}: added_mass_inf must be 'fit' or 'file', got {added_mass_inf!r}")
+        pairs = tuple(
+            (k, l)
+            for k in range(nb)
+            for l in range(nb)
+            if k != l and np.any(Ainf[6 * k : 6 * k + 6, 6 * l : 6 * l + 6] != 0.0)
+        )
         return HydroBody(
             name=name,
+            coupled_pairs=pairs,
             bodies=bodies,
             hydro=hydro,
             radiation=rad,
@@ -199,14 +207,11 @@ class HydroBody(ForceElement):
 
     def coupled_inertia(self, model: Model):
         """Off-diagonal A(∞) blocks between different bodies: list of (i, j, 6x6) or []."""
-        out = []
-        for k, bk in enumerate(self.bodies):
-            for l, bl in enumerate(self.bodies):
-                if k != l:
-                    blk = self._block_inertia(k, l)
-                    if np.any(np.asarray(blk) != 0):
-                        out.append((model.index(bk), model.index(bl), blk))
-        return out
+        # which blocks are non-zero is decided once, from concrete data, in create()
+        return [
+            (model.index(self.bodies[k]), model.index(self.bodies[l]), self._block_inertia(k, l))
+            for k, l in self.coupled_pairs
+        ]
 
     # -- per realisation ---------------------------------------------------------------
 
