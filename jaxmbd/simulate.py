@@ -203,7 +203,9 @@ def solve(system: System, y0, ts, *, integrator: Integrator = Integrator(), wave
     return sol.ys, sol.result == diffrax.RESULTS.successful
 
 
-def initial_state(system: System, q0=None, v0=None):
+def initial_state(system: System, q0=None, v0=None, z0=None):
+    """(q, v, z) at the start: neutral configuration at rest and the elements' own initial states
+    unless given (``z0``: e.g. the bent shape of a flexible boom, or a winch's length)."""
     model = system.model
     q = model.neutral() if q0 is None else jnp.asarray(q0, dtype=model.inertia.dtype)
     v = jnp.zeros(model.nv, dtype=model.inertia.dtype) if v0 is None else jnp.asarray(v0, dtype=model.inertia.dtype)
@@ -212,7 +214,12 @@ def initial_state(system: System, q0=None, v0=None):
     if v.shape != (model.nv,):
         raise ValueError(f"v0 has shape {v.shape}; the model has nv = {model.nv}")
     q = model.normalise(q)
-    return q, v, system.initial_states(q, v)
+    if z0 is None:
+        return q, v, system.initial_states(q, v)
+    z = jnp.asarray(z0, dtype=model.inertia.dtype)
+    if z.shape != (system.n_states,):
+        raise ValueError(f"z0 has shape {z.shape}; the system has {system.n_states} internal states")
+    return q, v, z
 
 
 @dataclasses.dataclass
@@ -275,6 +282,7 @@ def simulate(
     integrator: Integrator | None = None,
     q0=None,
     v0=None,
+    z0=None,
     key=None,
     n_realisations: int | None = None,
     chunk_size: int | None = None,
@@ -299,7 +307,7 @@ def simulate(
         save_dt = max(1, int(round(save_dt / integrator.dt))) * integrator.dt
     n_save = int(np.floor(duration / save_dt + 1e-9)) + 1
     ts = t0 + save_dt * np.arange(n_save)
-    y0 = initial_state(system, q0, v0)
+    y0 = initial_state(system, q0, v0, z0)
     integrator = dataclasses.replace(integrator, max_steps=integrator.steps_for(duration))
     if n_realisations is None:
         waves = system.waves.realise(key) if (system.waves is not None and key is not None) else None
