@@ -1,0 +1,103 @@
+"""Study 5 (seed 003): crane on a supply vessel with a roll-and-pitch compensation platform.
+
+One system per mode (MC on, MC off), built once; the sea state's Hs is an
+array leaf, so the 2 m and 5 m seas reuse one compiled solver per mode.  Short
+runs (60 s, excitation ramped over 20 s, judged over t >= 25 s), a coarse sea
+(20 frequencies x 3 directions) and RK4 at 0.1 s keep the module at about a
+minute and a half of CPU; the full study (many realisations, both locations)
+is ``pytest -m studies``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import equinox as eqx
+import jax
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from jaxmbd.simulate import Integrator, simulate  # noqa: E402
+
+DUR, SKIP, DT = 60.0, 25.0, 0.1
+
+
+@pytest.fixture(scope="module")
+def systems():
+    from studies.crane_vessel_mc.system import build
+
+    kw = dict(n_frequencies=20, n_directions=3)
+    return {mc: build(mc, "I", **kw) for mc in ("on", "off")}
+
+
+def _run(system, q0, hs, seed=11):
+    system = eqx.tree_at(lambda s: s.waves.spectrum.hs, system, np.asarray(hs, dtype=float))
+    return simulate(system, DUR, save_dt=DT, integrator=Integrator("rk4", dt=DT), q0=q0, key=jax.random.key(seed),
+                    n_realisations=1)
+
+
+@pytest.fixture(scope="module")
+def runs(systems):
+    return {(mc, hs): _run(*systems[mc], hs) for mc in ("on", "off") for hs in (2.0, 5.0)}
+
+
+def _max(res, name, k=None):
+    x = res.outputs[name][0, res.time >= SKIP]
+    return float(np.max(np.abs(x if k is None else x[:, k])))
+
+
+def test_build_is_at_rest_and_differentiable_leaves(systems):
+    """At q0 (even keel, crane in the paper's pose) the system is in equilibrium: joint
+    accelerations below 1e-3 (m/s², rad/s²; the box's displacement is rounded to 1 cm of breadth),
+    and the gains are array leaves."""
+    import jax.numpy as jnp
+
+    for mc, (system, q0) in systems.items():
+        v = jnp.zeros(system.model.nv)
+        _, vdot, _ = system.rhs(0.0, (q0, v, system.initial_states(q0, v)))
+        assert np.max(np.abs(np.asarray(vdot))) < 1e-3, mc
+        mcf = system.forces[1]
+        assert isinstance(mcf.kp, jax.Array) and mcf.kp.shape == (2,)
+
+
+def test_mc_on_keeps_the_platform_level_in_a_2m_sea(runs):
+    """MC on: the platform's world roll and pitch stay within 0.1 deg (PD at about 1 Hz against
+    deck motions of a few tenths of a degree at 0.2 Hz).  MC off: the locked platform follows the
+    deck: its largest world roll is at least 0.3 deg and within 40 % of the deck's (the lock is
+    the same PD on q1, q2, so it gives a little under the crane's dynamic moment)."""
+    on, off = runs[("on", 2.0)], runs[("off", 2.0)]
+    assert max(_max(on, "mc/roll"), _max(on, "mc/pitch")) < np.deg2rad(0.1)
+    roll_off = _max(off, "mc/roll")
+    deck = _max(off, "hydro/eta", 3)
+    assert roll_off > np.deg2rad(0.3)
+    assert abs(roll_off / deck - 1.0) < 0.4, (roll_off, deck)
+    assert roll_off > 5 * _max(on, "mc/roll")
+
+
+def test_mc_on_cuts_sway_theta2_and_king_roll_moment_by_90_percent(runs):
+    """Issue 6 acceptance, location I, Hs 5 m: max |θ2| and max |nx3| (the king's moment about its
+    own x axis, along the boom) fall by more than 90 % with MC on (seed 003: 99.7 % and 99.6 %).
+    One realisation of 35 s is enough for a 90 % bound: the full study gives the spread."""
+    on, off = runs[("on", 5.0)], runs[("off", 5.0)]
+    red_t2 = 1 - _max(on, "sway/theta2") / _max(off, "sway/theta2")
+    red_nx3 = 1 - _max(on, "joint/q3/wrench", 3) / _max(off, "joint/q3/wrench", 3)
+    assert red_t2 > 0.90, red_t2
+    assert red_nx3 > 0.90, red_nx3
+
+
+@pytest.mark.studies
+def test_full_study_reductions():
+    """The full study (both locations, several realisations): θ2 and nx3 fall by > 90 % on
+    average at location I and by > 80 % at location II; fz at both joints is unchanged to 5 %
+    (the weight dominates it, as in the paper's Tables 3-4)."""
+    from studies.crane_vessel_mc.run import main
+
+    tables = main([])
+    assert tables["I"]["theta2"]["mean"] > 90 and tables["I"]["nx3"]["mean"] > 90
+    assert tables["II"]["theta2"]["mean"] > 80 and tables["II"]["nx3"]["mean"] > 80
+    for loc in ("I", "II"):
+        for f in ("fz1", "fz3"):
+            assert abs(tables[loc][f]["mean"]) < 5
