@@ -106,7 +106,7 @@ def scipy_peer(system, q0, duration):
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m benchmarks.simulation")
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--out", default=str(ROOT / "BENCHMARKS_simulation.md"))
+    ap.add_argument("--out", default=str(ROOT / "BENCHMARKS_simulation.md"), help="table to paste into BENCHMARKS.md")
     args = ap.parse_args(argv)
     duration = 120.0 if args.quick else 600.0
     log = lambda s: print(s, flush=True)  # noqa: E731

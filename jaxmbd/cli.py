@@ -213,6 +213,24 @@ def _sweep(args) -> int:
     return 0
 
 
+def _tune(args) -> int:
+    from optim import tune_from_file
+
+    loaded = _load(args.system)
+    if not (loaded.config or {}).get("tune"):
+        print(f"jaxmbd: {args.system}: tune: expected a [tune] table (parameters, objective, realisations); "
+              "see optim/from_file.py", file=sys.stderr)
+        return 2
+    out = Path(args.out or f"out/{loaded.system.name}_tune")
+    res = tune_from_file(loaded, out, steps=args.steps, smoke=args.smoke)
+    held = res.attrs.get("held_out") if hasattr(res, "attrs") else None
+    if held:
+        print(f"held-out objective: before {held['objective_before']:.4g}, after {held['objective_after']:.4g} "
+              f"({100 * held['improvement']:.1f} % lower)")
+    print(f"wrote {out / 'tune.json'} and {out / 'tune_history.png'}")
+    return 0
+
+
 def _plot(args) -> int:
     import matplotlib
 
@@ -275,6 +293,12 @@ def main(argv=None) -> int:
     s.add_argument("--num-processes", type=int, help="number of processes (or JAXMBD_NUM_PROCESSES)")
     s.add_argument("--process-id", type=int, help="this process's index (or JAXMBD_PROCESS_ID)")
     s.set_defaults(func=_sweep)
+    tu = sub.add_parser("tune", help="tune the parameters named in the file's [tune] table with gradients")
+    tu.add_argument("system")
+    tu.add_argument("--out")
+    tu.add_argument("--steps", type=int)
+    tu.add_argument("--smoke", action="store_true", help="two iterations on a short run: checks the table")
+    tu.set_defaults(func=_tune)
     pl = sub.add_parser("plot", help="plot the time series in a result file")
     pl.add_argument("result")
     pl.add_argument("variables", nargs="*")

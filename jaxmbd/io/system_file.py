@@ -397,7 +397,7 @@ def _shapes_text(shapes):
 
 _TOP_KEYS = (
     "name", "description", "gravity", "report_joints", "model", "bodies", "hydro", "forces", "controllers",
-    "waves", "simulation", "sweep", "scenario",
+    "waves", "simulation", "sweep", "scenario", "tune",
 )
 _MODEL_KEYS = ("urdf", "floating", "q0")
 _BODY_KEYS = (
