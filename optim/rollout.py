@@ -1,0 +1,128 @@
+"""Differentiable runs: parameters -> system -> (equilibrium) -> fixed-step solve -> outputs -> objective.
+
+Everything here is pure JAX on top of :func:`jaxmbd.simulate.solve` (the
+fixed-step path: nested ``lax.scan`` with a ``jax.checkpoint``-ed outer loop,
+so reverse mode stores one state per save and recomputes each window).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxmbd.simulate import Integrator, solve
+
+from . import objectives as obj
+
+
+def outputs_of(system, ts, ys, waves=None, params=None) -> dict:
+    """Named outputs at every saved state (``system.outputs`` vmapped over time)."""
+    forcing = (waves, system.prepare(waves), params)
+    return jax.vmap(lambda t, q, v, z: system.outputs(t, (q, v, z), forcing))(jnp.asarray(ts), *ys)
+
+
+def rollout(system, y0, ts, *, integrator: Integrator, waves=None, params=None) -> dict:
+    """Solve and return the outputs dict (n_t leading axis); pure and differentiable."""
+    ys, _ = solve(system, y0, ts, integrator=integrator, waves=waves, params=params)
+    return outputs_of(system, ts, ys, waves, params)
+
+
+def equilibrate(system, q_guess, *, free=None, n_newton: int = 3, params=None):
+    """A few Newton steps towards the static equilibrium (v = 0, v̇ = 0), unrolled so that the
+    result is differentiable in the system's parameters (the derivative converges with the
+    iterate: start from an equilibrium of nearby parameters, from
+    :func:`jaxmbd.simulate.static_equilibrium`, and 2-3 steps reach machine precision).
+
+    Damped least-squares steps (directions without restoring force stay put); ``free`` (nv,) masks them.
+    """
+    model = system.model
+    mask = jnp.ones(model.nv) if free is None else jnp.asarray(free, dtype=float)
+
+    def residual(q):
+        v = jnp.zeros(model.nv, dtype=q.dtype)
+        z = system.initial_states(q, v)
+        _, vdot, _ = system.rhs(0.0, (q, v, z), (None, None, params))
+        return vdot * mask
+
+    def step(_, q):
+        r = residual(q)
+        J = jax.jacfwd(lambda d: residual(model.integrate(q, d * mask)))(jnp.zeros(model.nv, dtype=q.dtype))
+        # Newton with a tiny diagonal shift, (J + λI) δ = −r, instead of lstsq: lstsq differentiates
+        # through an SVD, whose derivative is NaN where singular values repeat (directions without
+        # restoring force, e.g. a free payload's rotations, give zero rows and columns of J, where
+        # the shift gives δ = 0); normal equations (JᵀJ) would square J's condition number and add
+        # round-off noise to the derivative
+        lam = 1e-12 * jnp.max(jnp.abs(J)) + 1e-300
+        delta = -jnp.linalg.solve(J + lam * jnp.eye(model.nv, dtype=q.dtype), r) * mask
+        return model.normalise(model.integrate(q, delta))
+
+    return jax.lax.fori_loop(0, n_newton, step, jnp.asarray(q_guess))
+
+
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    """A tuning problem: a base system, its tunable parameters, the run, the objective and how
+    realisations combine.
+
+    ``q0``: the initial configuration at the initial parameters (static equilibrium);
+    ``equilibrium_newton`` > 0 re-solves it for every parameter value with that many
+    differentiable Newton steps (so changing a rope's stiffness does not start a transient);
+    ``keys``: PRNG keys of the training realisations (one run each; None: one deterministic run,
+    e.g. a regular wave); ``aggregate``: ``"mean"``, ``"max"`` or ``("cvar", alpha)``.
+    """
+
+    system: Any
+    parameters: Any  # ParameterSet
+    objective: Callable
+    q0: Any
+    ts: Any
+    integrator: Integrator
+    keys: Any = None
+    aggregate: Any = "mean"
+    equilibrium_newton: int = 0
+    equilibrium_free: Any = None
+    params: Any = None  # run-time params passed to the solver
+
+    def system_at(self, u):
+        return self.parameters.apply(self.system, self.parameters.values(u))
+
+    def initial_state(self, system):
+        q = self.q0
+        if self.equilibrium_newton:
+            q = equilibrate(system, q, free=self.equilibrium_free, n_newton=self.equilibrium_newton, params=self.params)
+        v = jnp.zeros(system.model.nv, dtype=q.dtype)
+        return q, v, system.initial_states(q, v)
+
+    def run_one(self, system, y0, key):
+        waves = None
+        if system.waves is not None:
+            waves = system.waves.realise(key) if key is not None else system.waves.realise(jax.random.key(0))
+        return rollout(system, y0, self.ts, integrator=self.integrator, waves=waves, params=self.params)
+
+    def per_realisation(self, u, keys=None):
+        """Objective value of every realisation (n_keys,) at u."""
+        system = self.system_at(u)
+        y0 = self.initial_state(system)
+        keys = self.keys if keys is None else keys
+        if keys is None:
+            return self.objective(self.run_one(system, y0, None))[None]
+        return jax.vmap(lambda k: self.objective(self.run_one(system, y0, k)))(keys)
+
+    def loss(self, u, keys=None):
+        return obj.aggregate(self.per_realisation(u, keys), self.aggregate)
+
+    def outputs(self, u, key=None):
+        """Outputs of one run at u (for plots and reports)."""
+        system = self.system_at(u)
+        return self.run_one(system, self.initial_state(system), key)
+
+
+def time_grid(duration: float, save_dt: float, dt: float):
+    """Save times 0, save_dt, ..., with save_dt rounded to a multiple of dt."""
+    save_dt = max(1, int(round(save_dt / dt))) * dt
+    n = int(np.floor(duration / save_dt + 1e-9)) + 1
+    return save_dt * np.arange(n)
