@@ -71,6 +71,16 @@ class Context(NamedTuple):
             return point, jnp.zeros_like(point)
         return self.point_position(i, point), self.point_velocity(i, point)
 
+    def segment(self, body_a: str, point_a, body_b: str, point_b):
+        """The straight line from point a to point b (body coordinates, either body may be "world"):
+        world positions and velocities of both ends, unit vector e from a to b, length l and its rate l̇."""
+        pa, va = self.point(body_a, point_a)
+        pb, vb = self.point(body_b, point_b)
+        d = pb - pa
+        l = jnp.sqrt(jnp.sum(d * d) + 1e-30)
+        e = d / l
+        return pa, va, pb, vb, e, l, jnp.sum(e * (vb - va))
+
     def add_point_force(self, f_ext, body: str, point, force_world):
         """Add a world-frame force acting at a body point to the body wrenches (no-op on the world)."""
         i = self.body_index(body)

@@ -67,12 +67,7 @@ class WireRope(ForceElement):
         return jnp.stack([jnp.asarray(self.length, dtype=pb.dtype), pb[2]])
 
     def _geometry(self, ctx: Context):
-        pa, va = ctx.point(self.body_a, self.point_a)
-        pb, vb = ctx.point(self.body_b, self.point_b)
-        d = pb - pa
-        l = jnp.sqrt(jnp.sum(d * d) + 1e-30)
-        e = d / l
-        return pa, va, pb, vb, e, l, jnp.sum(e * (vb - va))
+        return ctx.segment(self.body_a, self.point_a, self.body_b, self.point_b)
 
     def unstretched(self, z):
         return z[0] if self.winch else self.length

@@ -28,12 +28,8 @@ class SpringDamper(ForceElement):
     actuator_force: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(0.0))
 
     def _line(self, ctx: Context):
-        pa, va = ctx.point(self.body_a, self.point_a)
-        pb, vb = ctx.point(self.body_b, self.point_b)
-        d = pb - pa
-        l = jnp.sqrt(jnp.sum(d * d) + 1e-30)
-        e = d / l
-        return pa, pb, e, l, jnp.sum(e * (vb - va))
+        pa, _, pb, _, e, l, ldot = ctx.segment(self.body_a, self.point_a, self.body_b, self.point_b)
+        return pa, pb, e, l, ldot
 
     def force(self, ctx: Context):
         _, _, e, l, ldot = self._line(ctx)
