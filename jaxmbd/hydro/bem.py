@@ -309,6 +309,17 @@ def _is_rot(n):
     return (np.arange(n) % 6) >= 3
 
 
+def _checked_hydro(source, omega, A, B, A_inf, exc, beta, C, vol, cob, ref, rho, g, depth, names, *,
+                   symmetry_rtol, damping_rtol) -> "HydroData":
+    """Validate what a reader assembled (see :func:`_validate`) and wrap it in :class:`HydroData`."""
+    _validate(source, omega, A, B, A_inf, exc, beta, C, symmetry_rtol=symmetry_rtol, damping_rtol=damping_rtol)
+    return HydroData(
+        omega=omega, added_mass=A, radiation_damping=B, added_mass_inf=A_inf, excitation=exc,
+        wave_direction=beta, hydrostatic_stiffness=C, displaced_volume=vol, centre_of_buoyancy=cob,
+        reference_point=ref, rho=rho, g=g, water_depth=depth, body_names=names, source=source,
+    )
+
+
 def _validate(
     source,
     omega,
@@ -642,25 +653,9 @@ def _from_capytaine_dataset(ds, source, *, omega_max, reference_point, symmetry_
         if vol.size != nb:
             vol = np.full(nb, np.nan)
 
-    _validate(
-        source, omega, A, B, A_inf, exc, beta, C, symmetry_rtol=symmetry_rtol, damping_rtol=damping_rtol
-    )
-    return HydroData(
-        omega=omega,
-        added_mass=A,
-        radiation_damping=B,
-        added_mass_inf=A_inf,
-        excitation=exc,
-        wave_direction=beta,
-        hydrostatic_stiffness=C,
-        displaced_volume=vol,
-        centre_of_buoyancy=cob,
-        reference_point=ref,
-        rho=rho,
-        g=g,
-        water_depth=depth,
-        body_names=tuple(bodies),
-        source=source,
+    return _checked_hydro(
+        source, omega, A, B, A_inf, exc, beta, C, vol, cob, ref, rho, g, depth, tuple(bodies),
+        symmetry_rtol=symmetry_rtol, damping_rtol=damping_rtol,
     )
 
 
@@ -960,23 +955,10 @@ def read_wamit(path, rho: float = 1000.0, g: float = 9.81, length: float = 1.0, 
         f"body{b}" for b in range(nb)
     )
     beta = np.deg2rad(np.array(headings, dtype=float))
-    _validate(source, omega, A, B, A_inf, exc, beta, C, symmetry_rtol=symmetry_rtol, damping_rtol=damping_rtol)
-    return HydroData(
-        omega=omega,
-        added_mass=A,
-        radiation_damping=B,
-        added_mass_inf=A_inf,
-        excitation=exc,
-        wave_direction=beta,
-        hydrostatic_stiffness=C,
-        displaced_volume=vol,
-        centre_of_buoyancy=cob,
-        reference_point=ref,
-        rho=rho,
-        g=g,
-        water_depth=math.inf if out is None else _wamit_depth(out),
-        body_names=names,
-        source=source,
+    return _checked_hydro(
+        source, omega, A, B, A_inf, exc, beta, C, vol, cob, ref, rho, g,
+        math.inf if out is None else _wamit_depth(out), names,
+        symmetry_rtol=symmetry_rtol, damping_rtol=damping_rtol,
     )
 
 
