@@ -97,23 +97,6 @@ def mooring_matrices(hd):
     return K, C
 
 
-def _coupled_hydro(hb):
-    """Work-around for a library bug: ``HydroBody.coupled_inertia`` tests ``np.any(np.asarray(blk) != 0)``
-    on a jnp block, which raises TracerArrayConversionError under ``jax.jit`` (every jnp operation is
-    staged out there).  This subclass keeps every off-diagonal A(∞) block (all are non-zero for bodies
-    solved together) without looking at their values."""
-    import dataclasses
-
-    from jaxmbd.hydro import HydroBody
-
-    class CoupledHydroBody(HydroBody):
-        def coupled_inertia(self, model):
-            return [(model.index(bk), model.index(bl), self._block_inertia(k, l))
-                    for k, bk in enumerate(self.bodies) for l, bl in enumerate(self.bodies) if k != l]
-
-    return CoupledHydroBody(**{f.name: getattr(hb, f.name) for f in dataclasses.fields(hb)})
-
-
 def build_time_domain(hd, ramp_time=30.0, planar=True):
     """Non-linear joint-coordinate model: barge 1 on a planar set of joints (surge and heave sliders,
     pitch hinge; ``planar=False``: a Free joint), placed at its centre; barges 2 and 3 on revolute
@@ -156,7 +139,6 @@ def build_time_domain(hd, ramp_time=30.0, planar=True):
     rad, _ = fit_radiation(hd, dofs=dofs)
     hb = HydroBody.create(model, hd, bodies=NAMES, ramp_time=ramp_time, radiation=rad,
                           mass=[m] * 3, com=[(x, 0.0, 0.0) for x in X_CENTRES])
-    hb = _coupled_hydro(hb)
     K, C = mooring_matrices(hd)
     moor = LinearMooring(name="mooring", body="barge1", point=jnp.zeros(3),
                          reference=jnp.asarray([X_CENTRES[0], 0.0, 0.0]), stiffness=jnp.asarray(K),
@@ -202,40 +184,12 @@ def frequency_domain(hd):
 
 
 def rk4_scan(system, y0, ts, forcing, dt):
-    """Classical RK4 on a fixed step, with the four stages in a ``lax.scan`` so that the right-hand
-    side is traced and compiled once (the library's fixed-step path unrolls the stages: four copies
-    of the multi-body right-hand side, about four times the compile time).  Saves at ``ts`` (a
-    multiple of dt apart); same arithmetic as ``Integrator("rk4", dt=dt)``."""
-    import jax
-    import jax.numpy as jnp
+    """Fixed-step RK4 saving at ``ts`` (a multiple of dt apart): the library's checkpointed scan."""
+    from jaxmbd.simulate import Integrator, solve
 
-    tm = jax.tree_util.tree_map
-    c = jnp.array([0.0, 0.5, 0.5, 1.0])
-    bw = jnp.array([1.0, 2.0, 2.0, 1.0]) / 6.0
-    per = int(round((ts[1] - ts[0]) / dt))
-    model = system.model
-
-    def step(y, t):
-        def stage(carry, i):
-            k_prev, acc = carry
-            yi = tm(lambda a, k: a + c[i] * dt * k, y, k_prev)
-            k = system.rhs(t + c[i] * dt, yi, forcing)
-            return (k, tm(lambda s_, k_: s_ + bw[i] * dt * k_, acc, k)), None
-
-        zero = tm(jnp.zeros_like, y)
-        (_, acc), _ = jax.lax.scan(stage, (zero, zero), jnp.arange(4))
-        q, v, z = tm(lambda a, d: a + d, y, acc)
-        return (model.normalise(q), v, z)
-
-    def window(y, k):
-        def inner(y, j):
-            return step(y, ts[0] + (k * per + j) * dt), None
-
-        y, _ = jax.lax.scan(inner, y, jnp.arange(per))
-        return y, y
-
-    _, ys = jax.lax.scan(window, y0, jnp.arange(len(ts) - 1))
-    return tm(lambda a, b: jnp.concatenate([a[None], b]), y0, ys)
+    waves, _, params = forcing
+    ys, _ = solve(system, y0, ts, integrator=Integrator("rk4", dt=dt), waves=waves, params=params)
+    return ys
 
 
 def hydro_motions(system, ts, ys):
