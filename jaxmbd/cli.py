@@ -40,28 +40,6 @@ def _table(rows, header):
     return "\n".join(out)
 
 
-def _plot_series(res, names, path, title, scale=1.0, ylabel=""):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(9, 4))
-    for n in names:
-        val = np.asarray(res.outputs[n])
-        val = val[0] if res.batched else val
-        ax.plot(res.time, val * scale, label=n, lw=0.9)
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
-
-
 # ---------------------------------------------------------------------------
 # demo
 
