@@ -248,15 +248,18 @@ class System(eqx.Module):
         q, v, z = y
         q = self.model.normalise(q)
         f_ext, tau, zdot, ctx = self.loads(t, q, v, z, forcing)
+        vdot, zdot = self._accelerations(ctx, z, f_ext, tau, zdot)
+        return self.model.qdot(q, v), vdot, zdot
+
+    def _accelerations(self, ctx, z, f_ext, tau, zdot):
+        """(v̇, ż) from the summed loads: ABA, or the mass-matrix routes (flexible bodies, coupled inertia)."""
+        q, v = ctx.q, ctx.v
         if any(f.n_flex for f in self.forces):
-            vdot, zdot = self._flexible_accelerations(ctx, z, f_ext, tau, zdot)
-            return self.model.qdot(q, v), vdot, zdot
+            return self._flexible_accelerations(ctx, z, f_ext, tau, zdot)
         coupled = self.coupled_inertia()
         if coupled:
-            vdot = _coupled_forward_dynamics(self.model, q, v, tau, f_ext, self.extra_inertia(), coupled)
-        else:
-            vdot = forward_dynamics(self.model, q, v, tau, f_ext, self.extra_inertia())
-        return self.model.qdot(q, v), vdot, zdot
+            return _coupled_forward_dynamics(self.model, q, v, tau, f_ext, self.extra_inertia(), coupled), zdot
+        return forward_dynamics(self.model, q, v, tau, f_ext, self.extra_inertia()), zdot
 
     def _flexible_accelerations(self, ctx, z, f_ext, tau, zdot):
         """Joint and elastic accelerations of a tree carrying flexible bodies.
@@ -326,8 +329,8 @@ class System(eqx.Module):
         if self.report_joints:
             from .dynamics import joint_wrenches
 
-            f_ext, tau, _, _ = self.loads(t, q, v, z, forcing)
-            _, vdot, _ = self.rhs(t, (q, v, z), forcing)
+            f_ext, tau, zdot, lctx = self.loads(t, q, v, z, forcing)
+            vdot, _ = self._accelerations(lctx, z, f_ext, tau, zdot)
             W = joint_wrenches(self.model, q, v, vdot, f_ext, self.extra_inertia())
             for name in self.report_joints:
                 out[f"joint/{name}/wrench"] = W[self.model.index(name)]
