@@ -1,7 +1,7 @@
 """Forward-dynamics benchmark: jaxmbd beside Pinocchio and MuJoCo; writes BENCHMARKS.md.
 
-    python -m benchmarks            # full run (several minutes: chain100 compiles are slow)
-    python -m benchmarks --quick    # crane8 and chain10 only, fewer states (about 2 minutes)
+    python -m benchmarks            # full run (several minutes)
+    python -m benchmarks --quick    # fewer states and repeats (about 3 minutes)
 
 Every figure is a median over repeats after warm-up, measured in this one run.
 The fusion-emitter comparison runs the crane8 figures again in a subprocess
@@ -292,8 +292,15 @@ def write_report(path: Path, info, results, fusion, cpp_status, args, notes_path
                 row += [us(pin_t)]
             row += [fmt_ratio(g("scan"), pin_t), fmt_ratio(g("vmap64"), pin_t), fmt_ratio(g("vmap1024"), pin_t)]
             L.append("| " + " | ".join(row) + " |")
-    L.append("\nModels with more than 50 bodies (chain100) are timed at vmap 64 only: each extra batch size is "
-             "another compile of about 100 s. *mj* includes copying the state into MjData from Python; "
+    from jaxmbd import dynamics
+
+    paths = []
+    for name in results:
+        segs = dynamics._segments(models()[name])
+        runs = [e - s for s, e in segs if e - s > 1]
+        paths.append(f"{name} " + (f"scans {'+'.join(map(str, runs))} of its bodies" if runs else "is unrolled"))
+    L.append(f"\nABA path: serial runs of at least {dynamics.SCAN_MIN_RUN} one-DOF joints are walked with `lax.scan`, "
+             "shorter trees are unrolled body by body; here " + ", ".join(paths) + ". *mj* includes copying the state into MjData from Python; "
              "mj_forward alone, called repeatedly on one state from Python: "
              + ", ".join(f"{n} {us(r.get('mj_fwd_only'))}" for n, r in results.items()) + " µs.")
     L.append("\n## Compile time (s): trace + lower + compile, jax AOT API\n")
@@ -312,6 +319,9 @@ def write_report(path: Path, info, results, fusion, cpp_status, args, notes_path
     if s.get("chain10") and s.get("chain100"):
         e = np.log(s["chain100"] / s["chain10"]) / np.log(10.0)
         L.append(f"\nScaling: scan time per evaluation grows as n^{e:.2f} from chain10 to chain100 (O(n) would be n^1.00).")
+        if s.get("chain30"):
+            e3 = np.log(s["chain100"] / s["chain30"]) / np.log(100 / 30)
+            L.append(f"From chain30 to chain100 (both on the scanned path): n^{e3:.2f}.")
         p = {n: r.get("pin") for n, r in results.items()}
         if p.get("chain10") and p.get("chain100"):
             L.append(f"Pinocchio (Python call): n^{np.log(p['chain100'] / p['chain10']) / np.log(10.0):.2f}.")
@@ -340,7 +350,7 @@ def write_report(path: Path, info, results, fusion, cpp_status, args, notes_path
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true", help="crane8 and chain10 only, fewer states (about 2 minutes)")
+    ap.add_argument("--quick", action="store_true", help="fewer states and repeats (about 3 minutes)")
     ap.add_argument("--models", nargs="*", help="subset of crane8 chain10 chain30 chain100")
     ap.add_argument("--n-states", type=int, default=None)
     ap.add_argument("--repeats", type=int, default=7)
@@ -360,7 +370,7 @@ def main(argv=None):
     t_start = time.perf_counter()
     info = machine()
     all_models = models()
-    names = args.models or (["crane8", "chain10"] if args.quick else ["crane8", "chain10", "chain30", "chain100"])
+    names = args.models or ["crane8", "chain10", "chain30", "chain100"]
     cpp_exe, cpp_status = (None, "skipped (--no-cpp)") if args.no_cpp else build_cpp(log)
     if cpp_exe is not None:
         cpp_status = f"built from benchmarks/cpp/peers_bench.cpp ({'cached binary' if cpp_status == 'cached' else 'g++ -O3'})"
@@ -370,8 +380,7 @@ def main(argv=None):
         model = all_models[name]
         Q, V, T = random_states(model, args.n_states)
         r = {"nv": model.nv}
-        big = model.n_bodies > 50
-        batches = tuple(b for b in (1, 64, 1024) if b <= args.n_states and not (big and b != 64))
+        batches = tuple(b for b in (1, 64, 1024) if b <= args.n_states)
         for dt in (jnp.float64, jnp.float32):
             log(f"{name} {jnp.dtype(dt).name}: jaxmbd ...")
             r[jnp.dtype(dt).name] = bench_jax(model, Q, V, T, dt, n_scan=min(args.n_states, 1000),

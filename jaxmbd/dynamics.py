@@ -75,21 +75,96 @@ def _bias_forces(model, q, js, vel, f_ext):
     return out
 
 
+# Serial runs of 1-DOF joints at least this long are processed with ``lax.scan`` (their axes become
+# data), so the compiled program stays the same size for any depth; shorter runs are unrolled with
+# static axes, which is faster per evaluation.  Results agree to rounding either way.
+SCAN_MIN_RUN = 12
+
+
+def _segments(model: Model, min_run: int | None = None):
+    """Split the bodies (in index order) into single bodies (s, s+1) and serial runs (s, e): bodies
+    s..e-1 on revolute joints (or all prismatic), body k's parent k-1, and every body of the run but
+    the last with exactly one child (the next), so the run is a path that a scan can walk."""
+    min_run = SCAN_MIN_RUN if min_run is None else min_run
+    n = model.n_bodies
+    kids = [model.children(i) for i in range(n)]
+    segs, i = [], 0
+    while i < n:
+        kind = type(model.joints[i]) if isinstance(model.joints[i], (Revolute, Prismatic)) else None
+        e = i + 1
+        if kind is not None:
+            while e < n and type(model.joints[e]) is kind and model.parents[e] == e - 1 and kids[e - 1] == (e,):
+                e += 1
+        if kind is not None and e - i >= min_run:
+            segs.append((i, e))
+            i = e
+        else:
+            segs.append((i, i + 1))
+            i += 1
+    return segs
+
+
 def forward_dynamics(model: Model, q, v, tau, f_ext=None, extra_inertia=None):
     """Joint accelerations v̇ by the articulated-body algorithm (RBDA Table 7.1), O(n).
 
     Solves M(q) v̇ + h(q, v) = τ + Σ Jᵢᵀ f_ext,i, with M including ``extra_inertia``.
+    Long serial runs of revolute (or prismatic) joints are walked with ``lax.scan``
+    (see :data:`SCAN_MIN_RUN`), so deep chains compile in constant time.
     """
-    js = joint_states(model, q, v)
-    vel, c = _velocities(model, js)
-    pA = _bias_forces(model, q, js, vel, f_ext)
-    IA = [model.inertia[i] if extra_inertia is None else model.inertia[i] + extra_inertia[i] for i in range(model.n_bodies)]
     n = model.n_bodies
+    dtype = jnp.result_type(model.inertia.dtype, q, v)
+    segs = _segments(model)
+    g = model.gravity
+    R, p, S, vel, c, pA, IA = ([None] * n for _ in range(7))
+    Rw = [None] * n
+    runs = {}
+    # pass 1: joint transforms, twists, velocity products and bias forces, root to leaves
+    for s, e in segs:
+        lam = model.parents[s]
+        if e - s == 1:
+            i, j = s, model.joints[s]
+            qi = q[model.q_start[i] : model.q_start[i] + j.nq]
+            vi = v[model.v_start[i] : model.v_start[i] + j.nv]
+            RJ, pJ = j.transform(qi)
+            R[i], p[i] = spatial.compose(model.placement_R[i], model.placement_p[i], RJ, pJ)
+            S[i] = j.motion_subspace(qi)
+            vJ = spatial.mv(S[i], vi) if j.nv else jnp.zeros(6, dtype=dtype)
+            cJ = j.bias(qi, vi) if j.nv else jnp.zeros_like(vJ)
+            if lam < 0:
+                vel[i], c[i], Rw[i] = vJ, cJ, R[i]
+            else:
+                vel[i] = spatial.inv_act_motion(R[i], p[i], vel[lam]) + vJ
+                c[i] = cJ + spatial.cross_motion(vel[i], vJ)
+                Rw[i] = spatial.mm(Rw[lam], R[i])
+            I = model.inertia[i]
+            pA[i] = spatial.cross_force(vel[i], spatial.mv(I, vel[i])) - spatial.mv(I[:, :3], spatial.mtv(Rw[i], g))
+            if f_ext is not None:
+                pA[i] = pA[i] - f_ext[i]
+        else:
+            run = _Run(model, s, e, dtype)
+            vel0 = jnp.zeros(6, dtype=dtype) if lam < 0 else vel[lam]
+            Rw0 = jnp.eye(3, dtype=dtype) if lam < 0 else Rw[lam]
+            out = run.pass1(q, v, vel0, Rw0, None if f_ext is None else f_ext[s:e])
+            runs[s] = (run, out)
+            vel[e - 1], Rw[e - 1], pA[e - 1] = out["vel_last"], out["Rw_last"], out["pA"][-1]
+    for s, e in segs:
+        for i in (range(s, e) if e - s == 1 else (e - 1,)):
+            IA[i] = model.inertia[i] if extra_inertia is None else model.inertia[i] + extra_inertia[i]
     U, Dinv, u = [None] * n, [None] * n, [None] * n
     # pass 2: articulated inertias, leaves to root (RBDA eq. 7.43-7.46)
-    for i in reversed(range(n)):
-        j, lam = model.joints[i], model.parents[i]
-        S = js.S[i]
+    for s, e in reversed(segs):
+        lam = model.parents[s]
+        if e - s > 1:
+            run, out = runs[s]
+            base = model.inertia[s : e - 1] if extra_inertia is None else model.inertia[s : e - 1] + extra_inertia[s : e - 1]
+            IA0 = jnp.concatenate([base, IA[e - 1][None]])
+            pA0 = jnp.concatenate([out["pA"][:-1], pA[e - 1][None]])
+            out.update(run.pass2(IA0, pA0, out, tau))
+            if lam >= 0:
+                IA[lam] = IA[lam] + out["I_to_parent"]
+                pA[lam] = pA[lam] + out["p_to_parent"]
+            continue
+        i, j = s, model.joints[s]
         if j.nv == 1 and isinstance(j, (Revolute, Prismatic)):
             # S = [0; a] (revolute) or [a; 0] (prismatic) with a static unit axis:
             # U = IA S is a combination of IA's columns, D = Sᵀ U a scalar.
@@ -104,10 +179,10 @@ def forward_dynamics(model: Model, q, v, tau, f_ext=None, extra_inertia=None):
                 Ia = IA[i] - Ud[:, None] * Ui[None, :]
                 pa = pA[i] + spatial.mv(Ia, c[i]) + Ud * ui
         elif j.nv:
-            Ui = spatial.mm(IA[i], S)
-            D = spatial.mm(S.T, Ui)
+            Ui = spatial.mm(IA[i], S[i])
+            D = spatial.mm(S[i].T, Ui)
             Di = _spd_inverse(D)
-            ui = tau[model.v_start[i] : model.v_start[i] + j.nv] - spatial.mtv(S, pA[i])
+            ui = tau[model.v_start[i] : model.v_start[i] + j.nv] - spatial.mtv(S[i], pA[i])
             U[i], Dinv[i], u[i] = Ui, Di, ui
             if lam >= 0:
                 UD = spatial.mm(Ui, Di)
@@ -117,14 +192,21 @@ def forward_dynamics(model: Model, q, v, tau, f_ext=None, extra_inertia=None):
             Ia = IA[i]
             pa = pA[i] + spatial.mv(Ia, c[i])
         if lam >= 0:
-            IA[lam] = IA[lam] + spatial.inertia_to_parent(js.R[i], js.p[i], Ia)
-            pA[lam] = pA[lam] + spatial.act_force(js.R[i], js.p[i], pa)
+            IA[lam] = IA[lam] + spatial.inertia_to_parent(R[i], p[i], Ia)
+            pA[lam] = pA[lam] + spatial.act_force(R[i], p[i], pa)
     # pass 3: accelerations, root to leaves (RBDA eq. 7.47-7.49)
     a = [None] * n
     qdd = []
-    for i in range(n):
-        j, lam = model.joints[i], model.parents[i]
-        ap = c[i] if lam < 0 else spatial.inv_act_motion(js.R[i], js.p[i], a[lam]) + c[i]
+    for s, e in segs:
+        lam = model.parents[s]
+        if e - s > 1:
+            run, out = runs[s]
+            a0 = jnp.zeros(6, dtype=dtype) if lam < 0 else a[lam]
+            qr, a[e - 1] = run.pass3(a0, out)
+            qdd.append(qr)
+            continue
+        i, j = s, model.joints[s]
+        ap = c[i] if lam < 0 else spatial.inv_act_motion(R[i], p[i], a[lam]) + c[i]
         if j.nv == 1 and isinstance(j, (Revolute, Prismatic)):
             off = 3 if isinstance(j, Revolute) else 0
             qi = (u[i] - jnp.sum(U[i] * ap)) * Dinv[i]
@@ -133,10 +215,83 @@ def forward_dynamics(model: Model, q, v, tau, f_ext=None, extra_inertia=None):
         elif j.nv:
             qi = spatial.mv(Dinv[i], u[i] - spatial.mtv(U[i], ap))
             qdd.append(qi)
-            a[i] = ap + spatial.mv(js.S[i], qi)
+            a[i] = ap + spatial.mv(S[i], qi)
         else:
             a[i] = ap
     return jnp.concatenate(qdd) if qdd else jnp.zeros(0, dtype=model.inertia.dtype)
+
+
+class _Run:
+    """The ABA passes over a serial run of 1-DOF joints (all revolute or all prismatic) as
+    ``lax.scan``s over stacked per-body data: axes, placements, inertias, q and v."""
+
+    def __init__(self, model: Model, s: int, e: int, dtype):
+        self.model, self.s, self.e = model, s, e
+        self.off = 3 if isinstance(model.joints[s], Revolute) else 0
+        self.revolute = self.off == 3
+        self.axes = jnp.asarray(np.array([model.joints[k].axis for k in range(s, e)]), dtype=dtype)
+        self.qs = slice(model.q_start[s], model.q_start[e - 1] + 1)
+        self.vs = slice(model.v_start[s], model.v_start[e - 1] + 1)
+
+    def _subspace(self, a):
+        z = jnp.zeros(3, dtype=a.dtype)
+        return jnp.concatenate([z, a]) if self.revolute else jnp.concatenate([a, z])
+
+    def pass1(self, q, v, vel0, Rw0, f_ext):
+        m, s, e = self.model, self.s, self.e
+        g = m.gravity
+        fx = jnp.zeros((e - s, 6), dtype=vel0.dtype) if f_ext is None else f_ext
+
+        def body(carry, x):
+            vel_p, Rw_p = carry
+            a, qk, vk, PR, Pp, I, f = x
+            if self.revolute:
+                RJ, pJ = spatial.axis_angle_to_matrix(a, qk), jnp.zeros(3, dtype=a.dtype)
+            else:
+                RJ, pJ = jnp.eye(3, dtype=a.dtype), a * qk
+            R, p = spatial.compose(PR, Pp, RJ, pJ)
+            vJ = self._subspace(a) * vk
+            vel = spatial.inv_act_motion(R, p, vel_p) + vJ
+            c = spatial.cross_motion(vel, vJ)
+            Rw = spatial.mm(Rw_p, R)
+            pA = spatial.cross_force(vel, spatial.mv(I, vel)) - spatial.mv(I[:, :3], spatial.mtv(Rw, g)) - f
+            return (vel, Rw), (R, p, c, pA)
+
+        xs = (self.axes, q[self.qs], v[self.vs], m.placement_R[s:e], m.placement_p[s:e], m.inertia[s:e], fx)
+        (vel, Rw), (R, p, c, pA) = jax.lax.scan(body, (vel0, Rw0), xs)
+        return {"vel_last": vel, "Rw_last": Rw, "R": R, "p": p, "c": c, "pA": pA}
+
+    def pass2(self, IA0, pA0, out, tau):
+        off = self.off
+
+        def body(carry, x):
+            dI, dp = carry
+            a, I0, p0, c, R, p, tk = x
+            IA = I0 + dI
+            pA = p0 + dp
+            U = spatial.mv(IA[:, off : off + 3], a)
+            Dinv = 1.0 / jnp.sum(a * U[off : off + 3])
+            u = tk - jnp.sum(a * pA[off : off + 3])
+            Ud = U * Dinv
+            Ia = IA - Ud[:, None] * U[None, :]
+            pa = pA + spatial.mv(Ia, c) + Ud * u
+            return (spatial.inertia_to_parent(R, p, Ia), spatial.act_force(R, p, pa)), (U, Dinv, u)
+
+        z = (jnp.zeros_like(IA0[0]), jnp.zeros_like(pA0[0]))
+        xs = (self.axes, IA0, pA0, out["c"], out["R"], out["p"], tau[self.vs])
+        (dI, dp), (U, Dinv, u) = jax.lax.scan(body, z, xs, reverse=True)
+        return {"U": U, "Dinv": Dinv, "u": u, "I_to_parent": dI, "p_to_parent": dp}
+
+    def pass3(self, a0, out):
+        def body(a_p, x):
+            a, R, p, c, U, Dinv, u = x
+            ap = spatial.inv_act_motion(R, p, a_p) + c
+            qk = (u - jnp.sum(U * ap)) * Dinv
+            return ap + self._subspace(a) * qk, qk
+
+        xs = (self.axes, out["R"], out["p"], out["c"], out["U"], out["Dinv"], out["u"])
+        a_last, qdd = jax.lax.scan(body, a0, xs)
+        return qdd, a_last
 
 
 def _static_combination(X, axis, off):
