@@ -377,58 +377,91 @@ def _outputs(system, ts, ys, waves, params):
     return {k: np.asarray(v) for k, v in outs.items()}
 
 
-def _residual(system, q, mask, params):
+def _flex_parts(system):
+    """(start in z, n_flex) of every flexible element's elastic coordinates."""
+    return [(s.start, f.n_flex) for f, s in zip(system.forces, system.state_slices()) if f.n_flex]
+
+
+def _rest_states(system, q, qf):
+    """Internal states at rest: initial values, elastic coordinates q_f (velocities zero)."""
     v = jnp.zeros(system.model.nv, dtype=q.dtype)
     z = system.initial_states(q, v)
-    _, vdot, _ = system.rhs(0.0, (q, v, z), (None, None, params))
-    return vdot * mask
+    off = 0
+    for start, k in _flex_parts(system):
+        z = z.at[start : start + 2 * k].set(jnp.concatenate([qf[off : off + k], jnp.zeros(k, dtype=q.dtype)]))
+        off += k
+    return z
+
+
+def _residual(system, q, qf, mask, params):
+    """[v̇ (masked); q̈_f] at rest (v = 0, q̇_f = 0)."""
+    v = jnp.zeros(system.model.nv, dtype=q.dtype)
+    z = _rest_states(system, q, qf)
+    _, vdot, zdot = system.rhs(0.0, (q, v, z), (None, None, params))
+    return jnp.concatenate([vdot * mask] + [zdot[start + k : start + 2 * k] for start, k in _flex_parts(system)])
 
 
 @eqx.filter_jit
-def _newton_step(system, q, mask, params):
+def _newton_step(system, q, qf, mask, params):
     model = system.model
-    r = _residual(system, q, mask, params)
-    J = jax.jacfwd(lambda d: _residual(system, model.integrate(q, d * mask), mask, params))(jnp.zeros(model.nv, dtype=q.dtype))
-    delta = -jnp.linalg.lstsq(J, r, rcond=1e-12)[0] * mask
-    return jnp.max(jnp.abs(r)), delta
+    nv = model.nv
+
+    def r_of(d):
+        return _residual(system, model.integrate(q, d[:nv] * mask), qf + d[nv:], mask, params)
+
+    d0 = jnp.zeros(nv + qf.shape[0], dtype=q.dtype)
+    r = r_of(d0)
+    J = jax.jacfwd(r_of)(d0)
+    delta = -jnp.linalg.lstsq(J, r, rcond=1e-12)[0]
+    return jnp.max(jnp.abs(r)), jnp.concatenate([delta[:nv] * mask, delta[nv:]])
 
 
 @eqx.filter_jit
-def _trial(system, q, delta, lam, mask, params):
-    qn = system.model.integrate(q, delta, lam)
-    return qn, jnp.max(jnp.abs(_residual(system, qn, mask, params)))
+def _trial(system, q, qf, delta, lam, mask, params):
+    nv = system.model.nv
+    qn, qfn = system.model.integrate(q, delta[:nv], lam), qf + lam * delta[nv:]
+    return qn, qfn, jnp.max(jnp.abs(_residual(system, qn, qfn, mask, params)))
 
 
-def static_equilibrium(system: System, q0=None, *, free=None, tol: float = 1e-10, max_iter: int = 50, params=None):
+def static_equilibrium(system: System, q0=None, *, free=None, tol: float = 1e-10, max_iter: int = 50, params=None,
+                       return_states: bool = False):
     """Configuration where the system rests (v = 0): ropes carry the weight, springs and hydrostatics balance it.
 
     Newton's method on the joint accelerations v̇(q, v = 0) = 0 over the
     increments δ of the joint coordinates (q ⊕ δ), solved by least squares so
     that directions with no restoring force (surge of an unmoored vessel) stay
     where they are, with a backtracking line search.  ``free`` (nv,) of bools
-    limits which velocity directions move (default: all).  Internal states are
-    at their initial values.  Returns q; raises SimulationError when it does
-    not converge to ``tol`` (m/s² or rad/s²).
+    limits which velocity directions move (default: all).  Flexible bodies
+    (elements with elastic coordinates q_f) are solved together with the
+    joints: [v̇; q̈_f](q ⊕ δ, q_f) = 0, so a boom under a hanging load rests
+    bent.  Other internal states are at their initial values.
+
+    Returns q, or ``(q, z0)`` with ``return_states=True``: the internal states
+    at rest (the bent shape of each flexible body), to pass to
+    ``simulate(..., z0=z0)``.  Raises SimulationError when it does not converge
+    to ``tol`` (m/s², rad/s², and the elastic accelerations).
     """
     model = system.model
-    q = model.neutral() if q0 is None else model.normalise(jnp.asarray(q0, dtype=model.inertia.dtype))
+    q = model.normalise(model.neutral() if q0 is None else jnp.asarray(q0, dtype=model.inertia.dtype))
+    q = q.astype(model.inertia.dtype)
     mask = jnp.ones(model.nv, dtype=q.dtype) if free is None else jnp.asarray(free, dtype=q.dtype)
+    qf = jnp.zeros(sum(k for _, k in _flex_parts(system)), dtype=q.dtype)
     r0 = rn = None
     for _ in range(max_iter):
-        rn_arr, delta = _newton_step(system, q, mask, params)
+        rn_arr, delta = _newton_step(system, q, qf, mask, params)
         rn = float(rn_arr)
         r0 = rn if r0 is None else r0
         if not np.isfinite(rn):
             break
         if rn < tol:
-            return q
+            return (q, _rest_states(system, q, qf)) if return_states else q
         lam = 1.0
         for _ in range(20):
-            qn, rn_new = _trial(system, q, delta, jnp.asarray(lam, dtype=q.dtype), mask, params)
+            qn, qfn, rn_new = _trial(system, q, qf, delta, jnp.asarray(lam, dtype=q.dtype), mask, params)
             if float(rn_new) < rn:
                 break
             lam *= 0.5
-        q = qn
+        q, qf = qn, qfn
     raise SimulationError(
         f"{system.name}: no static equilibrium found after {max_iter} Newton steps "
         f"(largest residual acceleration {rn:.3g}, from {r0:.3g}); check that every free direction "

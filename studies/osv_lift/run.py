@@ -75,7 +75,7 @@ def run_case(flexible, heading=0.0, period=10.5, wind=0.0, duration=300.0, n_mod
     system, q0, T_static = build_at_rest(flexible, heading, period, wind, n_modes, rope_length=rope_length)
     if undeformed_start and flexible:
         # the boom released straight under the hanging load: joints at the rigid model's equilibrium
-        # (same joints; jaxmbd.static_equilibrium cannot rest a flexible system with q_f = 0)
+        # (same joints, boom straight: the rigid model's equilibrium)
         from studies.osv_lift.system import build
         system, _ = build(flexible, heading, period, wind, n_modes, rope_length=rope_length)
         _, q0, _ = build_at_rest(False, heading, period, wind, rope_length=rope_length)

@@ -53,7 +53,7 @@ from jaxmbd.hydro.bem import read_capytaine
 from jaxmbd.hydro.body import HydroBody
 from jaxmbd.joints import Fixed, Free
 from jaxmbd.model import Body, ModelBuilder, Placement
-from jaxmbd.simulate import SimulationError
+from jaxmbd.simulate import static_equilibrium
 from jaxmbd.system import System
 
 try:  # run as a script (python studies/osv_lift/run.py) or imported as studies.osv_lift
@@ -237,68 +237,13 @@ def _flex_element(system):
     return None, None
 
 
-def _eq_residual(system, q, qf):
-    """[v̇; q̈_f] at rest (v = 0, q̇_f = 0, radiation memory empty)."""
-    model = system.model
-    k, flex = _flex_element(system)
-    v = jnp.zeros(model.nv, dtype=q.dtype)
-    z = system.initial_states(q, v)
-    if flex is None:
-        return system.rhs(0.0, (q, v, z), None)[1]
-    sl = system.state_slices()[k]
-    z = z.at[sl].set(jnp.concatenate([qf, jnp.zeros_like(qf)]))
-    _, vdot, zdot = system.rhs(0.0, (q, v, z), None)
-    return jnp.concatenate([vdot, zdot[sl][flex.n_flex:]])
-
-
-@eqx.filter_jit
-def _eq_step(system, q, qf):
-    nv = system.model.nv
-
-    def r_of(d):
-        return _eq_residual(system, system.model.integrate(q, d[:nv]), qf + d[nv:])
-
-    d0 = jnp.zeros(nv + qf.shape[0], dtype=q.dtype)
-    r = r_of(d0)
-    J = jax.jacfwd(r_of)(d0)
-    return r, -jnp.linalg.lstsq(J, r, rcond=1e-13)[0]
-
-
-@eqx.filter_jit
-def _eq_trial(system, q, qf, d, lam):
-    nv = system.model.nv
-    qn, qfn = system.model.integrate(q, d[:nv], lam), qf + lam * d[nv:]
-    return qn, qfn, jnp.max(jnp.abs(_eq_residual(system, qn, qfn)))
-
-
 def equilibrium(system: System, q0, *, tol: float = 1e-9, max_iter: int = 40):
-    """Static equilibrium of joints *and* elastic coordinates (v = 0, q̇_f = 0).
-
-    ``jaxmbd.static_equilibrium`` solves v̇(q) = 0 with the internal states at their initial values,
-    so for a flexible boom it would leave the boom undeformed; here Newton's method runs on
-    [v̇; q̈_f](q ⊕ δ, q_f) = 0 (least squares, backtracking), to ``tol`` (m/s², rad/s² and the
-    modal accelerations).  Returns (q, z0) with z0 = [q_f, 0] (``None`` for a rigid boom); raises
-    SimulationError when it does not converge.
-    """
-    model = system.model
-    _, flex = _flex_element(system)
-    n_f = flex.n_flex if flex is not None else 0
-    q = model.normalise(jnp.asarray(q0, dtype=model.inertia.dtype))
-    qf = jnp.zeros(n_f, dtype=q.dtype)
-    rn = np.inf
-    for _ in range(max_iter):
-        r, d = _eq_step(system, q, qf)
-        rn = float(jnp.max(jnp.abs(r)))
-        if rn < tol:
-            return q, (jnp.concatenate([qf, jnp.zeros_like(qf)]) if n_f else None)
-        lam = 1.0
-        for _ in range(20):
-            qn, qfn, rt = _eq_trial(system, q, qf, d, jnp.asarray(lam))
-            if float(rt) < rn:
-                break
-            lam *= 0.5
-        q, qf = qn, qfn
-    raise SimulationError(f"{system.name}: no static equilibrium (residual {rn:.3g})")
+    """Static equilibrium of joints *and* elastic coordinates (v = 0, q̇_f = 0), by
+    ``jaxmbd.static_equilibrium``.  Returns (q, z0) with z0 = [q_f, 0] of the boom
+    (``None`` for a rigid boom)."""
+    k, flex = _flex_element(system)
+    q, z = static_equilibrium(system, q0, tol=tol, max_iter=max_iter, return_states=True)
+    return q, (z[system.state_slices()[k]] if flex is not None else None)
 
 
 def build_at_rest(flexible: bool, heading_deg: float = 0.0, period: float = 10.5, wind_speed: float = 0.0,
