@@ -11,7 +11,7 @@ import equinox as eqx
 import jax.numpy as jnp
 
 from . import spatial
-from .dynamics import inverse_dynamics
+from .dynamics import gravity_torques as _gravity_torques
 from .system import Context, Contribution, ForceElement
 
 
@@ -27,9 +27,9 @@ def _dofs(model, joints):
 
 
 def gravity_torques(ctx: Context):
-    """Joint forces that hold the tree still against gravity at the current q (RNEA with v = v̇ = 0)."""
-    z = jnp.zeros(ctx.model.nv, dtype=ctx.q.dtype)
-    return inverse_dynamics(ctx.model, ctx.q, z, z)
+    """Joint forces that hold the tree still against gravity at the current q (RNEA with v = v̇ = 0),
+    from the world placements the context already holds."""
+    return _gravity_torques(ctx.model, ctx.q, ctx.R, ctx.p)
 
 
 class JointPD(ForceElement):

@@ -387,6 +387,42 @@ def joint_wrenches(model: Model, q, v, vdot, f_ext=None, extra_inertia=None):
     return jnp.stack(f)
 
 
+def gravity_torques(model: Model, q, R_world=None, p_world=None):
+    """Joint forces that hold the tree still against gravity, g(q) = RNEA(q, 0, 0), O(n).
+
+    From the world placements of the bodies (``R_world``, ``p_world``, computed
+    here unless given): each subtree's weight m g acts at its centre of mass, the
+    joint carries −[F; N] (body frame, about the body origin) and τ = Sᵀ of that.
+    No recursion over twists or accelerations, so it costs a fraction of an RNEA.
+    """
+    if R_world is None or p_world is None:
+        from .kinematics import forward_kinematics
+
+        R_world, p_world = forward_kinematics(model, q)
+    n = model.n_bodies
+    I = model.inertia
+    mass = I[:, 0, 0]
+    mc = jnp.stack([I[:, 5, 1], I[:, 3, 2], I[:, 4, 0]], -1)  # m c from the block m ĉ (body frame)
+    H = mass[:, None] * p_world + spatial.mv(R_world, mc)  # world first moments Σ m (p + R c)
+    Ms, Hs = [mass[i] for i in range(n)], [H[i] for i in range(n)]
+    for i in reversed(range(n)):
+        lam = model.parents[i]
+        if lam >= 0:
+            Ms[lam] = Ms[lam] + Ms[i]
+            Hs[lam] = Hs[lam] + Hs[i]
+    g = model.gravity
+    taus = []
+    for i, j in enumerate(model.joints):
+        if not j.nv:
+            continue
+        F = Ms[i] * g
+        N = spatial.cross(Hs[i] - Ms[i] * p_world[i], g)
+        f = -jnp.concatenate([spatial.mtv(R_world[i], F), spatial.mtv(R_world[i], N)])
+        qi = q[model.q_start[i] : model.q_start[i] + j.nq]
+        taus.append(spatial.mtv(j.motion_subspace(qi), f))
+    return jnp.concatenate(taus) if taus else jnp.zeros(0, dtype=I.dtype)
+
+
 def mass_matrix(model: Model, q, extra_inertia=None):
     """Joint-space inertia M(q) by the composite-rigid-body algorithm (RBDA Table 6.2)."""
     js = joint_states(model, q)

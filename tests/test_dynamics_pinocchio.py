@@ -177,3 +177,14 @@ def test_scanned_chain_equals_unrolled_chain(monkeypatch):
     assert [e - s for s, e in dynamics._segments(model)] == [30]
     a_scan = mbd.forward_dynamics(model, q, v, tau, fext, extra)
     assert rel(a_scan, a_unrolled) < 1e-12
+
+
+@pytest.mark.parametrize("floating", [False, True])
+def test_gravity_torques_equal_rnea_at_rest(floating):
+    """``gravity_torques`` (subtree weights from world placements) = RNEA(q, 0, 0) to 1e-10 on random trees."""
+    for seed in range(3):
+        rng = np.random.default_rng(200 + seed)
+        model = mbd.load_urdf(None, xml=random_urdf(rng, n_links=10), floating=floating)
+        q, _, _ = random_state(model, rng)
+        z = jnp.zeros(model.nv)
+        assert rel(mbd.dynamics.gravity_torques(model, q), mbd.inverse_dynamics(model, q, z, z)) < RTOL
