@@ -478,28 +478,8 @@ def run_rk4(peer, y0, duration, dt, save_dt):
 # the benchmarked system
 
 
-def symmetric_added_mass(system):
-    """The system with its hydro element's A(∞) replaced by ½ (A + Aᵀ).
-
-    The A(∞) that ``HydroBody.create`` fits (``consistent_added_mass_inf``) is not exactly
-    symmetric (the memory fits of DOF pairs (i, j) and (j, i) differ; about 1 % in the
-    surge-pitch and sway-roll couplings of this hull), and jaxmbd's articulated-body
-    algorithm reads only the lower triangle of the free joint's 6x6 articulated inertia,
-    while a mass-matrix solve uses all of it.  Both tools get this symmetric matrix, so that
-    they integrate the same equations."""
-    import equinox as eqx
-    import jax.numpy as jnp
-
-    from jaxmbd.hydro import HydroBody
-
-    k = next(i for i, f in enumerate(system.forces) if isinstance(f, HydroBody))
-    A = system.forces[k].added_mass_inf
-    return eqx.tree_at(lambda s: s.forces[k].added_mass_inf, system, 0.5 * (A + jnp.swapaxes(A, -1, -2)))
-
-
 def build_system(mc="on", location="I", **overrides):
-    """Seed 003's crane vessel from ``studies/crane_vessel_mc/system.py`` with a symmetric A(∞):
-    ``(System, q0)``."""
+    """Seed 003's crane vessel from ``studies/crane_vessel_mc/system.py``: ``(System, q0)``."""
     import sys
     from pathlib import Path
 
@@ -509,4 +489,4 @@ def build_system(mc="on", location="I", **overrides):
     from studies.crane_vessel_mc.system import build
 
     system, q0 = build(mc, location, **overrides)
-    return symmetric_added_mass(system), q0
+    return system, q0

@@ -10,8 +10,7 @@ roll and pitch, slew, luff, knuckle, hook, payload; 13 DOF), the vessel's
 linear hydrodynamics with 50 radiation states and 540 wave components (60
 frequencies x 9 directions, JONSWAP Hs 5 m), the platform's motion
 compensation and the crane's joint PD (both with gravity compensation) and the
-dynamic positioning as a spring-damper.  A(∞) is symmetrised for both tools
-(``benchmarks.numpy_crane_vessel.symmetric_added_mass``).
+dynamic positioning as a spring-damper.
 
 jaxmbd: ``simulate`` with RK4 at 0.1 s (the study's step), states and outputs
 saved every 0.5 s, realisations vmapped in one batch.
@@ -263,7 +262,7 @@ def main(argv=None):
         f"at the end {' / '.join(load1)} (1/5/15 min).",
         "",
         "System: `studies/crane_vessel_mc` (MC on, location I): 8 bodies, 13 DOF, 50 radiation states, 540 wave "
-        "components, motion compensation, crane PD, DP; A(∞) symmetrised for both tools. jaxmbd: `simulate`, RK4 at "
+        "components, motion compensation, crane PD, DP. jaxmbd: `simulate`, RK4 at "
         f"{DT} s, saves every {SAVE_DT} s, realisations vmapped. Peer: `benchmarks/numpy_crane_vessel.py`, the same "
         f"model by hand in NumPy, integrated by SciPy's `solve_ivp` (RK45, rtol = atol = {RTOL:g}) and by RK4 at "
         f"{DT} s in a Python loop (the same method as jaxmbd). {what}.",

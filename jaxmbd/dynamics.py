@@ -23,7 +23,7 @@ import numpy as np
 
 from . import spatial
 from .kinematics import joint_states
-from .joints import Prismatic, Revolute
+from .joints import Free, Prismatic, Revolute
 from .model import Model
 
 
@@ -178,6 +178,12 @@ def forward_dynamics(model: Model, q, v, tau, f_ext=None, extra_inertia=None):
                 Ud = Ui * Di
                 Ia = IA[i] - Ud[:, None] * Ui[None, :]
                 pa = pA[i] + spatial.mv(Ia, c[i]) + Ud * ui
+        elif isinstance(j, Free):
+            # S = 1 (body twist): U = D = IA, u = τ − pA; the child passes on Ia = 0, pa = pA + u
+            U[i], u[i] = IA[i], tau[model.v_start[i] : model.v_start[i] + 6] - pA[i]
+            if lam >= 0:
+                Ia = jnp.zeros_like(IA[i])
+                pa = pA[i] + u[i]
         elif j.nv:
             Ui = spatial.mm(IA[i], S[i])
             D = spatial.mm(S[i].T, Ui)
@@ -212,6 +218,9 @@ def forward_dynamics(model: Model, q, v, tau, f_ext=None, extra_inertia=None):
             qi = (u[i] - jnp.sum(U[i] * ap)) * Dinv[i]
             qdd.append(qi[None])
             a[i] = ap + _static_vector(j.axis, off, ap.dtype) * qi
+        elif isinstance(j, Free):
+            a[i] = _spd_solve(U[i], u[i])  # a = IA⁻¹ u, v̇ = a − ap
+            qdd.append(a[i] - ap)
         elif j.nv:
             qi = spatial.mv(Dinv[i], u[i] - spatial.mtv(U[i], ap))
             qdd.append(qi)
@@ -309,6 +318,36 @@ def _static_vector(axis, off, dtype):
     e = np.zeros(6)
     e[off : off + 3] = axis
     return jnp.asarray(e, dtype=dtype)
+
+
+def _spd_solve(D, b):
+    """x = D⁻¹ b for a small symmetric positive-definite D: Cholesky and two triangular solves written
+    out entry by entry (about a third of the work of :func:`_spd_inverse`)."""
+    n = D.shape[-1]
+    L = [[None] * n for _ in range(n)]
+    for jj in range(n):
+        s = D[..., jj, jj]
+        for k in range(jj):
+            s = s - L[jj][k] * L[jj][k]
+        L[jj][jj] = jnp.sqrt(s)
+        for ii in range(jj + 1, n):
+            t = D[..., ii, jj]
+            for k in range(jj):
+                t = t - L[ii][k] * L[jj][k]
+            L[ii][jj] = t / L[jj][jj]
+    y = [None] * n
+    for ii in range(n):
+        t = b[..., ii]
+        for k in range(ii):
+            t = t - L[ii][k] * y[k]
+        y[ii] = t / L[ii][ii]
+    x = [None] * n
+    for ii in reversed(range(n)):
+        t = y[ii]
+        for k in range(ii + 1, n):
+            t = t - L[k][ii] * x[k]
+        x[ii] = t / L[ii][ii]
+    return jnp.stack(x, -1)
 
 
 def _spd_inverse(D):

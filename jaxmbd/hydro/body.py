@@ -158,6 +158,10 @@ class HydroBody(ForceElement):
             Ainf = np.asarray(hydro.added_mass_inf, float)
         else:
             raise ValueError(f"hydro element {name!r}: added_mass_inf must be 'fit' or 'file', got {added_mass_inf!r}")
+        # A(∞) is symmetric in theory; a BEM's or the fit's is so only to a percent or so (surge-pitch,
+        # sway-roll), and the articulated-body recursion reads the lower triangle of each body's
+        # inertia while the mass-matrix routes read all of it: keep the symmetric part, so both agree
+        Ainf = 0.5 * (Ainf + Ainf.T)
         pairs = tuple(
             (k, l)
             for k in range(nb)
