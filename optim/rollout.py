@@ -97,6 +97,22 @@ class Problem:
         v = jnp.zeros(system.model.nv, dtype=q.dtype)
         return q, v, system.initial_states(q, v)
 
+    def equilibrium_residual(self, u):
+        """max |v̇| (m/s², rad/s²) at the initial state of the run at u, over the free directions.
+
+        Near zero when the run starts at rest in equilibrium.  Check it at the tuned parameters:
+        Newton steps that have not converged (the parameters moved far from those of ``q0``) start
+        the run with a transient, and an optimiser can exploit that (a first save above the static
+        load lowers a dynamic amplification factor); raise ``equilibrium_newton`` then."""
+        system = self.system_at(u)
+        return self.start_residual(system, self.initial_state(system))
+
+    def start_residual(self, system, y0):
+        """max |v̇| over the free directions at the state ``y0`` of ``system`` (see :meth:`equilibrium_residual`)."""
+        _, vdot, _ = system.rhs(0.0, y0, (None, None, self.params))
+        mask = 1.0 if self.equilibrium_free is None else jnp.asarray(self.equilibrium_free, dtype=vdot.dtype)
+        return jnp.max(jnp.abs(vdot * mask))
+
     def run_one(self, system, y0, key):
         waves = None
         if system.waves is not None:
