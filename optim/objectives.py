@@ -233,13 +233,14 @@ def from_spec(terms: Sequence[dict], reference: dict | None = None) -> Objective
     """Objective from a list of term tables (the ``[[tune.objective]]`` entries of a system file)::
 
         {output = "joint/king_base/wrench", component = "moment", measure = "smooth_max",
-         sharpness = 50, scale = 1e6, weight = 1.0, start_time = 0}
+         sharpness = 50, scale = 1e6, weight = 1.0, start = 100}
         {output = "hoist/sway", measure = "rms", weight = 1.0, scale = 0.01}
         {output = "hoist/tension", upper = 2.5e5, weight = 10.0}          # a constraint penalty
 
     ``scale`` may be a number or ``"initial"`` (the term's value at the initial parameters, taken
-    from ``reference``: a dict label -> value, so every term starts at 1).  ``start`` (saves) drops
-    a start-up transient.
+    from ``reference``: a dict label -> value).  ``start`` (saves) drops a start-up transient (a
+    system file's ``[tune]`` table may give ``start_time`` in seconds: :func:`optim.from_file.read_tune_table`
+    turns it into saves, and finds for ``scale = "initial"`` the scale with which the term starts at 1).
     """
     out = []
     for i, t in enumerate(terms):

@@ -188,12 +188,27 @@ def _where(system, path: str):
         raise ValueError(f"parameter path {path!r}: expected '<element>.<field>[i]'")
     if not hasattr(system.forces[k], field):
         raise ValueError(f"parameter path {path!r}: element {head!r} has no field {field!r}")
+    spec = {f.name: f for f in dataclasses.fields(system.forces[k])}.get(field)
+    if spec is not None and spec.metadata.get("static", False):
+        raise ValueError(f"parameter path {path!r}: field {field!r} of {head!r} is fixed when the system is built "
+                         "(a static field), not a tunable leaf")
     return (lambda s: getattr(s.forces[k], field)), idx
+
+
+def _checked_index(path, x, idx):
+    # JAX clamps an out-of-range index silently: refuse it here
+    if isinstance(idx, int) and (x.ndim == 0 or idx >= x.shape[0]):
+        raise ValueError(f"parameter path {path!r}: index {idx} out of range for a leaf of shape {tuple(x.shape)}")
 
 
 def get_leaf(system, path: str):
     get, idx = _where(system, path)
-    x = jnp.asarray(get(system))
+    raw = get(system)
+    try:
+        x = jnp.asarray(raw)
+    except TypeError:
+        raise ValueError(f"parameter path {path!r}: {raw!r} is not a number or an array of numbers") from None
+    _checked_index(path, x, idx)
     return x if idx is None else x[idx]
 
 
@@ -201,6 +216,7 @@ def set_leaf(system, path: str, value):
     """The system with the leaf at ``path`` set to ``value`` (broadcast over an array without index)."""
     get, idx = _where(system, path)
     old = jnp.asarray(get(system))
+    _checked_index(path, old, idx)
     value = jnp.asarray(value, dtype=old.dtype if jnp.issubdtype(old.dtype, jnp.floating) else None)
     new = jnp.broadcast_to(value, old.shape) if idx is None else old.at[idx].set(value)
     return eqx.tree_at(get, system, new, is_leaf=lambda x: x is None)
