@@ -136,6 +136,11 @@ class ForceElement(eqx.Module):
         """Work done once per wave realisation (e.g. excitation coefficients); None if nothing."""
         return None
 
+    def tabulate(self, prepared, t0, h, n):
+        """Optionally replace ``prepared`` by values tabulated at t0 + k h, k = 0..n, for a fixed-step
+        solver whose evaluation times all lie on that grid; default: unchanged."""
+        return prepared
+
     def contribution(self, ctx: Context, z) -> Contribution:
         raise NotImplementedError
 
@@ -199,6 +204,12 @@ class System(eqx.Module):
         if waves is None:
             return None
         return {f.name: f.prepare(waves) for f in self.forces}
+
+    def tabulate(self, prepared, t0, h, n):
+        """``prepared`` with time series tabulated at t0 + k h, k = 0..n (see ForceElement.tabulate)."""
+        if prepared is None:
+            return None
+        return {f.name: f.tabulate(prepared[f.name], t0, h, n) for f in self.forces}
 
     def context(self, t, q, v, waves=None, params=None, prepared=None) -> Context:
         model = self.model

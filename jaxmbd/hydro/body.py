@@ -26,6 +26,7 @@ equilibrium frame; DESIGN.md), Cummins' equation gives the loads
 from __future__ import annotations
 
 import equinox as eqx
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -49,6 +50,19 @@ def gravity_stiffness(mass, com_rel, g=9.81):
     C = np.zeros((6, 6))
     C[3:, 3:] = -mass * g * (r[2] * np.eye(3) - np.outer(r, [0.0, 0.0, 1.0]))
     return C
+
+
+class ExcitationTable(eqx.Module):
+    """Excitation force at t0 + k h (rows), looked up at times on that grid (a fixed-step solver's
+    stage times); built by :meth:`HydroBody.tabulate`."""
+
+    t0: jnp.ndarray
+    h: jnp.ndarray
+    values: jnp.ndarray  # (n + 1, 6 nb)
+
+    def at(self, t):
+        k = jnp.clip(jnp.round((t - self.t0) / self.h).astype(jnp.int32), 0, self.values.shape[0] - 1)
+        return self.values[k]
 
 
 class HydroBody(ForceElement):
@@ -243,12 +257,39 @@ class HydroBody(ForceElement):
             nus.append(jnp.concatenate([vel, w]))
         return jnp.concatenate(etas), jnp.concatenate(nus)
 
+    def tabulate(self, prepared, t0, h, n):
+        """The excitation (without the ramp) at t0 + k h, k = 0..n, as an :class:`ExcitationTable`.
+
+        Phasors by blocks, e^{iω(t0 + (aB + b)h)} = e^{iω(t0 + aBh)} e^{iωbh}, so the table costs
+        about 2 (n/B + B) trigonometric evaluations per component instead of 2n (a fixed-step RK4
+        run evaluates the excitation four times per step, at three distinct times)."""
+        if prepared is None or isinstance(prepared, ExcitationTable):
+            return prepared
+        re, im, omega = prepared
+        B = max(1, int(np.ceil(np.sqrt(n + 1))))
+        nA = int(np.ceil((n + 1) / B))
+        ta = t0 + B * h * jnp.arange(nA, dtype=omega.dtype)
+        tb = h * jnp.arange(B, dtype=omega.dtype)
+        ca, sa = jnp.cos(omega * ta[:, None]), jnp.sin(omega * ta[:, None])  # (nA, nc)
+        cb, sb = jnp.cos(omega * tb[:, None]), jnp.sin(omega * tb[:, None])  # (B, nc)
+
+        def block(a):
+            c = ca[a][None, :] * cb - sa[a][None, :] * sb  # cos(ω(ta + tb)), (B, nc)
+            s = sa[a][None, :] * cb + ca[a][None, :] * sb
+            return c @ re + s @ im
+
+        values = jax.lax.map(block, jnp.arange(nA)).reshape(nA * B, -1)[: n + 1]
+        return ExcitationTable(jnp.asarray(t0, dtype=omega.dtype), jnp.asarray(h, dtype=omega.dtype), values)
+
     def excitation_force(self, t, prepared):
         if prepared is None:
             return None
-        re, im, omega = prepared
-        wt = omega * t
-        F = jnp.cos(wt) @ re + jnp.sin(wt) @ im
+        if isinstance(prepared, ExcitationTable):
+            F = prepared.at(t)
+        else:
+            re, im, omega = prepared
+            wt = omega * t
+            F = jnp.cos(wt) @ re + jnp.sin(wt) @ im
         if self.ramp_time > 0:
             F = F * 0.5 * (1.0 - jnp.cos(jnp.pi * jnp.clip(t / self.ramp_time, 0.0, 1.0)))
         return F
