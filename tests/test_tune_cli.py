@@ -161,7 +161,7 @@ BAD_TABLES = [
     ('path = "hoist.EA"', 'path = "rope.EA"', "tune.parameters[0].path", "no force element 'rope'"),
     ('path = "hoist.EA"', 'path = "hoist.EA[2]"', "tune.parameters[0].path", "out of range"),
     ('path = "hoist.EA"', 'path = "hydro.ramp_time"', "tune.parameters[0].path", "static field"),
-    ('path = "hoist.EA"', 'path = "mooring.stiffness"', "tune.parameters[0].path", "different values"),
+    ('path = "hoist.EA"', 'path = "mooring.stiffness"', "tune.parameters[0].path", "values that differ"),
     ("lower = 5.0e6", "lower = 2.0e8", "tune.parameters[0].lower", "below upper"),
     ("lower = 1.0e3", "lower = 3.0e4", "tune.parameters[1].path", "must lie above lower"),
     ('measure = "smooth_max"', 'measure = "peak"', "tune.objective[0].measure", "'peak'"),
