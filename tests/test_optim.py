@@ -129,3 +129,20 @@ def test_tune_reduces_loss(problem, tmp_path):
     assert (tmp_path / "tune.json").exists() and len(res.history) == 5
     res2 = optim.tune(jax.jit(p2.loss), sub.u0(), parameters=sub, method="lbfgs", steps=2, progress=None)
     assert res2.loss <= res2.initial_loss
+
+
+@pytest.mark.slow
+def test_crane_vessel_tuning_study_smoke(tmp_path):
+    """studies/tuning/crane_vessel.py --smoke: seed 003's full system, one iteration, a report and plots
+    (about 3 minutes of compiles on two cores, so under ``-m slow``)."""
+    import json
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from studies.tuning import crane_vessel
+
+    rep = crane_vessel.main(["--smoke", "--out", str(tmp_path)])
+    assert np.isfinite(rep["held_out_objective_after"]) and rep["n_iterations"] == 1
+    assert json.loads((tmp_path / "cv_report.json").read_text())["parameters_after"].keys() == {"mc_kp", "mc_kd", "hook_damping"}
+    assert (tmp_path / "cv_timeseries.png").stat().st_size > 0
