@@ -320,9 +320,9 @@ def _static_vector(axis, off, dtype):
     return jnp.asarray(e, dtype=dtype)
 
 
-def _spd_solve(D, b):
-    """x = D⁻¹ b for a small symmetric positive-definite D: Cholesky and two triangular solves written
-    out entry by entry (about a third of the work of :func:`_spd_inverse`)."""
+def _cholesky(D):
+    """Lower Cholesky factor of a small SPD matrix as nested lists of entries (written out: no LAPACK
+    call, no while loop, so XLA fuses it with its neighbours)."""
     n = D.shape[-1]
     L = [[None] * n for _ in range(n)]
     for jj in range(n):
@@ -330,11 +330,20 @@ def _spd_solve(D, b):
         for k in range(jj):
             s = s - L[jj][k] * L[jj][k]
         L[jj][jj] = jnp.sqrt(s)
+        inv = 1.0 / L[jj][jj]
         for ii in range(jj + 1, n):
             t = D[..., ii, jj]
             for k in range(jj):
                 t = t - L[ii][k] * L[jj][k]
-            L[ii][jj] = t / L[jj][jj]
+            L[ii][jj] = t * inv
+    return L
+
+
+def _spd_solve(D, b):
+    """x = D⁻¹ b for a small symmetric positive-definite D: Cholesky and two triangular solves written
+    out entry by entry (about a third of the work of :func:`_spd_inverse`)."""
+    n = D.shape[-1]
+    L = _cholesky(D)
     y = [None] * n
     for ii in range(n):
         t = b[..., ii]
@@ -354,18 +363,7 @@ def _spd_inverse(D):
     """Inverse of a small symmetric positive-definite matrix by a Cholesky factorisation written out
     entry by entry (no LAPACK call, no while loop: XLA fuses it with its neighbours)."""
     n = D.shape[-1]
-    L = [[None] * n for _ in range(n)]
-    for jj in range(n):
-        s = D[..., jj, jj]
-        for k in range(jj):
-            s = s - L[jj][k] * L[jj][k]
-        L[jj][jj] = jnp.sqrt(s)
-        inv = 1.0 / L[jj][jj]
-        for ii in range(jj + 1, n):
-            t = D[..., ii, jj]
-            for k in range(jj):
-                t = t - L[ii][k] * L[jj][k]
-            L[ii][jj] = t * inv
+    L = _cholesky(D)
     # Linv: inverse of the lower-triangular factor, by forward substitution
     Li = [[None] * n for _ in range(n)]
     for ii in range(n):
