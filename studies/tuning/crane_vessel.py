@@ -135,31 +135,15 @@ def main(argv=None):
 
 
 def plot_series(prob, u0, u1, key, path):
-    import matplotlib
+    from studies.tuning.run import plot_before_after
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    o0 = jax.jit(lambda u: prob.outputs(u, key))(u0)
-    o1 = jax.jit(lambda u: prob.outputs(u, key))(u1)
-    t = np.asarray(prob.ts)
     rows = [("king reaction moment |(nx, ny)| (MN m)",
              lambda o: np.hypot(o["joint/q3/wrench"][:, 3], o["joint/q3/wrench"][:, 4]) / 1e6),
             ("payload sway θ1 (deg)", lambda o: np.degrees(np.asarray(o["sway/theta1"]))),
             ("payload sway θ2 (deg)", lambda o: np.degrees(np.asarray(o["sway/theta2"])))]
-    fig, axes = plt.subplots(3, 1, figsize=(9, 7), sharex=True)
-    for ax, (lab, fn) in zip(axes, rows):
-        ax.plot(t, fn(o0), lw=0.9, label="before (hand-set)")
-        ax.plot(t, fn(o1), lw=0.9, label="after (tuned)")
-        ax.set_ylabel(lab, fontsize=8)
-        ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8)
-    axes[-1].set_xlabel("time (s)")
-    axes[0].set_title(f"study (a), seed 003 crane vessel: one held-out realisation, JONSWAP Hs {SEA['hs']} m, "
-                      f"ωp {SEA['omega_p']} rad/s", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    plot_before_after(prob, u0, u1, key, path, rows,
+                      f"study (a), seed 003 crane vessel: one held-out realisation, JONSWAP Hs {SEA['hs']} m, "
+                      f"ωp {SEA['omega_p']} rad/s")
 
 
 if __name__ == "__main__":

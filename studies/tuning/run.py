@@ -160,6 +160,16 @@ def finish(prob, res, train, test, terms, term_names, out, tag, extras=None):
 
 
 def plot_series(prob, u0, u1, key, path, tag):
+    rows = [("king reaction moment |(nx, ny)| (MN m)", lambda o: np.hypot(o["joint/king_base/wrench"][:, 3], o["joint/king_base/wrench"][:, 4]) / 1e6),
+            ("payload sway (deg)", lambda o: np.degrees(np.asarray(o["hoist/sway"]))),
+            ("hook load (t)", lambda o: np.asarray(o["hoist/tension"]) / 9.81e3)]
+    plot_before_after(prob, u0, u1, key, path, rows,
+                      f"study ({tag}): one held-out realisation, JONSWAP Hs {SEA['hs']} m, Tp {SEA['tp']} s")
+
+
+def plot_before_after(prob, u0, u1, key, path, rows, title):
+    """Time series of one realisation at the hand-set (u0) and tuned (u1) parameters; ``rows``:
+    (label, outputs -> series) per panel."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -168,10 +178,7 @@ def plot_series(prob, u0, u1, key, path, tag):
     o0 = jax.jit(lambda u: prob.outputs(u, key))(u0)
     o1 = jax.jit(lambda u: prob.outputs(u, key))(u1)
     t = np.asarray(prob.ts)
-    rows = [("king reaction moment |(nx, ny)| (MN m)", lambda o: np.hypot(o["joint/king_base/wrench"][:, 3], o["joint/king_base/wrench"][:, 4]) / 1e6),
-            ("payload sway (deg)", lambda o: np.degrees(np.asarray(o["hoist/sway"]))),
-            ("hook load (t)", lambda o: np.asarray(o["hoist/tension"]) / 9.81e3)]
-    fig, axes = plt.subplots(3, 1, figsize=(9, 7), sharex=True)
+    fig, axes = plt.subplots(len(rows), 1, figsize=(9, 7), sharex=True)
     for ax, (lab, fn) in zip(axes, rows):
         ax.plot(t, fn(o0), lw=0.9, label="before (hand-set)")
         ax.plot(t, fn(o1), lw=0.9, label="after (tuned)")
@@ -179,7 +186,7 @@ def plot_series(prob, u0, u1, key, path, tag):
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
     axes[-1].set_xlabel("time (s)")
-    axes[0].set_title(f"study ({tag}): one held-out realisation, JONSWAP Hs {SEA['hs']} m, Tp {SEA['tp']} s")
+    axes[0].set_title(title, fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
