@@ -34,20 +34,34 @@ def _world_rotations(model: Model, js):
     return Rw
 
 
+def _body_velocity(R, p, vJ, cJ, vel_parent):
+    """Body twist and velocity-product acceleration c = c_J + v × v_J (RBDA eq. 7.3); vel_parent None at a root."""
+    if vel_parent is None:
+        return vJ, cJ
+    vel = spatial.inv_act_motion(R, p, vel_parent) + vJ
+    return vel, cJ + spatial.cross_motion(vel, vJ)
+
+
+def _body_bias(I, vel, Rw, g, f_ext=None):
+    """Bias force v ×* I v − I [Rᵀ g; 0] (− f_ext) of one body, body frame."""
+    pA = spatial.cross_force(vel, spatial.mv(I, vel)) - spatial.mv(I[:, :3], spatial.mtv(Rw, g))
+    return pA if f_ext is None else pA - f_ext
+
+
+def _joint_velocity(j, S, qi, vi, dtype):
+    """(v_J, c_J) of one joint."""
+    vJ = spatial.mv(S, vi) if j.nv else jnp.zeros(6, dtype=dtype)
+    return vJ, (j.bias(qi, vi) if j.nv else jnp.zeros_like(vJ))
+
+
 def _velocities(model: Model, js):
     """Body twists and the velocity-product accelerations c_i = c_J + v_i × v_J (RBDA eq. 7.3)."""
     vel, c = [], []
     for i, lam in enumerate(model.parents):
-        j = model.joints[i]
-        vJ = spatial.mv(js.S[i], js.v[i]) if j.nv else jnp.zeros(6, dtype=model.inertia.dtype)
-        cJ = j.bias(js.q[i], js.v[i]) if j.nv else jnp.zeros_like(vJ)
-        if lam < 0:
-            vel.append(vJ)
-            c.append(cJ)
-        else:
-            vi = spatial.inv_act_motion(js.R[i], js.p[i], vel[lam]) + vJ
-            vel.append(vi)
-            c.append(cJ + spatial.cross_motion(vi, vJ))
+        vJ, cJ = _joint_velocity(model.joints[i], js.S[i], js.q[i], js.v[i], model.inertia.dtype)
+        vi, ci = _body_velocity(js.R[i], js.p[i], vJ, cJ, None if lam < 0 else vel[lam])
+        vel.append(vi)
+        c.append(ci)
     return vel, c
 
 
@@ -64,15 +78,8 @@ def gravity_wrenches(model: Model, q):
 
 def _bias_forces(model, q, js, vel, f_ext):
     Rw = _world_rotations(model, js)
-    out = []
-    for i in range(model.n_bodies):
-        I = model.inertia[i]
-        gb = spatial.mtv(Rw[i], model.gravity)
-        pi = spatial.cross_force(vel[i], spatial.mv(I, vel[i])) - spatial.mv(I[:, :3], gb)
-        if f_ext is not None:
-            pi = pi - f_ext[i]
-        out.append(pi)
-    return out
+    return [_body_bias(model.inertia[i], vel[i], Rw[i], model.gravity, None if f_ext is None else f_ext[i])
+            for i in range(model.n_bodies)]
 
 
 # Serial runs of 1-DOF joints at least this long are processed with ``lax.scan`` (their axes become
@@ -128,18 +135,10 @@ def forward_dynamics(model: Model, q, v, tau, f_ext=None, extra_inertia=None):
             RJ, pJ = j.transform(qi)
             R[i], p[i] = spatial.compose(model.placement_R[i], model.placement_p[i], RJ, pJ)
             S[i] = j.motion_subspace(qi)
-            vJ = spatial.mv(S[i], vi) if j.nv else jnp.zeros(6, dtype=dtype)
-            cJ = j.bias(qi, vi) if j.nv else jnp.zeros_like(vJ)
-            if lam < 0:
-                vel[i], c[i], Rw[i] = vJ, cJ, R[i]
-            else:
-                vel[i] = spatial.inv_act_motion(R[i], p[i], vel[lam]) + vJ
-                c[i] = cJ + spatial.cross_motion(vel[i], vJ)
-                Rw[i] = spatial.mm(Rw[lam], R[i])
-            I = model.inertia[i]
-            pA[i] = spatial.cross_force(vel[i], spatial.mv(I, vel[i])) - spatial.mv(I[:, :3], spatial.mtv(Rw[i], g))
-            if f_ext is not None:
-                pA[i] = pA[i] - f_ext[i]
+            vJ, cJ = _joint_velocity(j, S[i], qi, vi, dtype)
+            vel[i], c[i] = _body_velocity(R[i], p[i], vJ, cJ, None if lam < 0 else vel[lam])
+            Rw[i] = R[i] if lam < 0 else spatial.mm(Rw[lam], R[i])
+            pA[i] = _body_bias(model.inertia[i], vel[i], Rw[i], g, None if f_ext is None else f_ext[i])
         else:
             run = _Run(model, s, e, dtype)
             vel0 = jnp.zeros(6, dtype=dtype) if lam < 0 else vel[lam]
@@ -147,9 +146,9 @@ def forward_dynamics(model: Model, q, v, tau, f_ext=None, extra_inertia=None):
             out = run.pass1(q, v, vel0, Rw0, None if f_ext is None else f_ext[s:e])
             runs[s] = (run, out)
             vel[e - 1], Rw[e - 1], pA[e - 1] = out["vel_last"], out["Rw_last"], out["pA"][-1]
-    for s, e in segs:
-        for i in (range(s, e) if e - s == 1 else (e - 1,)):
-            IA[i] = model.inertia[i] if extra_inertia is None else model.inertia[i] + extra_inertia[i]
+    for _, e in segs:  # a single body, or the last body of a run (the others are stacked in pass 2)
+        i = e - 1
+        IA[i] = model.inertia[i] if extra_inertia is None else model.inertia[i] + extra_inertia[i]
     U, Dinv, u = [None] * n, [None] * n, [None] * n
     # pass 2: articulated inertias, leaves to root (RBDA eq. 7.43-7.46)
     for s, e in reversed(segs):
@@ -260,10 +259,9 @@ class _Run:
                 RJ, pJ = jnp.eye(3, dtype=a.dtype), a * qk
             R, p = spatial.compose(PR, Pp, RJ, pJ)
             vJ = self._subspace(a) * vk
-            vel = spatial.inv_act_motion(R, p, vel_p) + vJ
-            c = spatial.cross_motion(vel, vJ)
+            vel, c = _body_velocity(R, p, vJ, jnp.zeros_like(vJ), vel_p)
             Rw = spatial.mm(Rw_p, R)
-            pA = spatial.cross_force(vel, spatial.mv(I, vel)) - spatial.mv(I[:, :3], spatial.mtv(Rw, g)) - f
+            pA = _body_bias(I, vel, Rw, g, f)
             return (vel, Rw), (R, p, c, pA)
 
         xs = (self.axes, q[self.qs], v[self.vs], m.placement_R[s:e], m.placement_p[s:e], m.inertia[s:e], fx)
