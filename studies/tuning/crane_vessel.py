@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 import time
 from pathlib import Path
@@ -32,7 +31,6 @@ import numpy as np  # noqa: E402
 
 import optim  # noqa: E402
 from optim import objectives as obj  # noqa: E402
-from optim.from_file import plot_history  # noqa: E402
 from jaxmbd.control import JointPD  # noqa: E402
 from jaxmbd.simulate import Integrator, static_equilibrium  # noqa: E402
 from studies.crane_vessel_mc.system import build  # noqa: E402
@@ -104,34 +102,16 @@ def main(argv=None):
                      attrs={"study": "a (crane_vessel_mc)", "duration_s": a.duration, "n_train": a.n_train,
                             "n_test": a.n_test, "sea": SEA})
 
-    # held out: independent keys, before and after
-    u0, u1 = ps.u0(), jnp.asarray(res.u)
-    per = jax.jit(lambda u: jax.vmap(lambda k: jnp.stack(
-        [t(prob.run_one(prob.system_at(u), prob.initial_state(prob.system_at(u)), k)) for t in terms]))(test))
-    before, after = np.asarray(per(u0)), np.asarray(per(u1))
-    tb, ta = before.sum(1), after.sum(1)
-    report = {
-        "parameters_before": res.initial_values, "parameters_after": res.values,
-        "train_objective_before": res.initial_loss, "train_objective_after": res.loss,
-        "held_out_objective_before": float(tb.mean()), "held_out_objective_after": float(ta.mean()),
-        "held_out_improvement_percent": float(100 * (1 - ta.mean() / tb.mean())),
-        "held_out_realisations_improved": int(np.sum(ta < tb)), "n_test": a.n_test,
-        "held_out_king_moment_before": float(before[:, 0].mean()), "held_out_king_moment_after": float(after[:, 0].mean()),
-        "held_out_sway_before": float(before[:, 1].mean()), "held_out_sway_after": float(after[:, 1].mean()),
-        "reference_king_moment_MNm": float(ref[0]), "reference_sway_rms_deg": float(np.degrees(ref[1])),
-        "n_iterations": len(res.history) - 1, "seconds_total": time.perf_counter() - t_start,
-        "setup": {"duration_s": a.duration, "skip_s": a.skip, "dt": dt, "save_dt": save_dt, "n_train": a.n_train,
-                  "n_test": a.n_test, "n_frequencies": a.n_frequencies, "n_directions": a.n_directions,
-                  "gradient": "forward mode (3 JVPs)", "sea": SEA},
-    }
-    (a.out / "cv_report.json").write_text(json.dumps(report, indent=1))
-    print(f"held-out objective {tb.mean():.4f} -> {ta.mean():.4f} ({report['held_out_improvement_percent']:.1f} % lower; "
-          f"{report['held_out_realisations_improved']}/{a.n_test} realisations improved); king moment term "
-          f"{before[:, 0].mean():.3f} -> {after[:, 0].mean():.3f}, sway term {before[:, 1].mean():.3f} -> "
-          f"{after[:, 1].mean():.3f}; {report['seconds_total']:.0f} s", flush=True)
-    plot_history(res, a.out / "cv_history.png", title="study (a), seed 003 crane vessel: training objective and parameters")
-    plot_series(prob, u0, u1, test[0], a.out / "cv_timeseries.png")
-    return report
+    # held out: independent keys, before and after (studies/tuning/run.py: finish)
+    from studies.tuning.run import finish
+
+    return finish(prob, res, train, test, terms, ["king moment (smooth max)", "payload sway (RMS)"], a.out, "cv",
+                  plot=plot_series, title="study (a), seed 003 crane vessel: training objective and parameters",
+                  attrs={"reference_king_moment_MNm": float(ref[0]), "reference_sway_rms_deg": float(np.degrees(ref[1])),
+                         "seconds_to_tuned": time.perf_counter() - t_start,
+                         "setup": {"duration_s": a.duration, "skip_s": a.skip, "dt": dt, "save_dt": save_dt,
+                                   "n_train": a.n_train, "n_test": a.n_test, "n_frequencies": a.n_frequencies,
+                                   "n_directions": a.n_directions, "gradient": "forward mode (3 JVPs)", "sea": SEA}})
 
 
 def plot_series(prob, u0, u1, key, path):

@@ -117,9 +117,11 @@ def study_b(args, out):
                   extras={"hook-load DAF, exact maximum": daf_exact})
 
 
-def finish(prob, res, train, test, terms, term_names, out, tag, extras=None):
+def finish(prob, res, train, test, terms, term_names, out, tag, extras=None, *, plot=None, title=None, attrs=None):
     """Held-out evaluation before/after, report and plots.  ``extras``: name -> objective of further
-    per-realisation measures reported beside the terms (not part of the objective)."""
+    per-realisation measures reported beside the terms (not part of the objective); ``plot(prob, u0,
+    u1, key, path)``: the before/after time series (default: the small model's); ``attrs``: added to
+    the report."""
     u0, u1 = prob.parameters.u0(), jnp.asarray(res.u)
     extras = dict(extras or {})
     fns = list(terms) + list(extras.values())
@@ -144,18 +146,24 @@ def finish(prob, res, train, test, terms, term_names, out, tag, extras=None):
         "held_out_terms_before": dict(zip(term_names, before.mean(0).tolist())),
         "held_out_terms_after": dict(zip(term_names, after.mean(0).tolist())),
         "held_out_per_realisation_before": tot_b.tolist(), "held_out_per_realisation_after": tot_a.tolist(),
+        "held_out_realisations_improved": int(np.sum(tot_a < tot_b)), "n_test": int(len(tot_b)),
         "held_out_extras_before": dict(zip(extras, before_all[:, len(terms):].mean(0).tolist())),
         "held_out_extras_after": dict(zip(extras, after_all[:, len(terms):].mean(0).tolist())),
         "equilibrium_residual_before": res_b, "equilibrium_residual_after": res_a,
         "n_iterations": len(res.history) - 1, "seconds": res.history[-1]["seconds"],
+        **(attrs or {}),
     }
     (out / f"{tag}_report.json").write_text(json.dumps(report, indent=1))
     print(f"({tag}) held-out objective {report['held_out_objective_before']:.4f} -> {report['held_out_objective_after']:.4f} "
-          f"({report['held_out_improvement_percent']:.1f} % lower); terms {report['held_out_terms_before']} -> "
+          f"({report['held_out_improvement_percent']:.1f} % lower, {report['held_out_realisations_improved']} of "
+          f"{report['n_test']} realisations); terms {report['held_out_terms_before']} -> "
           f"{report['held_out_terms_after']}; {report['held_out_extras_before']} -> {report['held_out_extras_after']}; "
           f"equilibrium residual {res_b:.1e} -> {res_a:.1e}", flush=True)
-    plot_history(res, out / f"{tag}_history.png", title=f"study ({tag}): training objective and parameters")
-    plot_series(prob, u0, u1, test[0], out / f"{tag}_timeseries.png", tag)
+    plot_history(res, out / f"{tag}_history.png", title=title or f"study ({tag}): training objective and parameters")
+    if plot is None:
+        plot_series(prob, u0, u1, test[0], out / f"{tag}_timeseries.png", tag)
+    else:
+        plot(prob, u0, u1, test[0], out / f"{tag}_timeseries.png")
     return report
 
 
