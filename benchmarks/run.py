@@ -4,8 +4,9 @@
     python -m benchmarks --quick    # fewer states and repeats (about 3 minutes)
 
 Every figure is a median over repeats after warm-up, measured in this one run.
-The fusion-emitter comparison runs the crane8 figures again in a subprocess
-with ``XLA_FLAGS=--xla_cpu_use_fusion_emitters=false``.
+The XLA-options comparison runs the crane8 figures again in subprocesses: with jaxmbd's
+default (YNN fusions off), with XLA's defaults (``JAXMBD_XLA_DEFAULTS=0``) and with
+``XLA_FLAGS=--xla_cpu_use_fusion_emitters=false``.
 """
 
 from __future__ import annotations
@@ -213,10 +214,13 @@ def crane_only(args):
 
 def fusion_compare(args, log):
     res = {}
-    for label, flags in (("default", ""), ("fusion emitters off", "--xla_cpu_use_fusion_emitters=false")):
-        env = dict(os.environ)
+    cases = (("jaxmbd's default (YNN fusions off, set at import)", "", {}),
+             ("XLA's defaults (`JAXMBD_XLA_DEFAULTS=0`)", "", {"JAXMBD_XLA_DEFAULTS": "0"}),
+             ("plus fusion emitters off", "--xla_cpu_use_fusion_emitters=false", {}))
+    for label, flags, extra_env in cases:
+        env = dict(os.environ, **extra_env)
         env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " " + flags).strip()
-        log(f"crane8 in a subprocess, XLA_FLAGS={env['XLA_FLAGS']!r} ...")
+        log(f"crane8 in a subprocess, XLA_FLAGS={env['XLA_FLAGS']!r} {extra_env} ...")
         r = subprocess.run([sys.executable, "-m", "benchmarks.run", "--crane-only", "--n-states", str(args.n_states),
                             "--repeats", str(args.repeats)], capture_output=True, text=True, cwd=ROOT, env=env)
         line = next((ln for ln in r.stdout.splitlines() if ln.startswith("JSON")), None)
@@ -334,8 +338,8 @@ def write_report(path: Path, info, results, fusion, cpp_status, args, notes_path
         L.append(f"| {name} | {f(r.get('pin_err'))} | {f(r.get('pin_cpp_err'))} | {f(me[0])} | {f(me[1])} |")
     L.append(f"\nC++ peer: {cpp_status}\n")
     if fusion:
-        L.append("\n### XLA CPU fusion emitters (crane8, float64, subprocess each)\n")
-        L.append("| XLA_FLAGS | single | scan | vmap 64 | compile single (s) | compile scan (s) | fusions (scan) |")
+        L.append("\n### XLA CPU options (crane8, float64, subprocess each)\n")
+        L.append("| options | single | scan | vmap 64 | compile single (s) | compile scan (s) | fusions (scan) |")
         L.append("|---|---|---|---|---|---|---|")
         for label, f in fusion.items():
             if "error" in f:

@@ -6,7 +6,7 @@ algorithm, the peer from a mass-matrix solve (condition number about 3e4), and
 both sum 540 wave components of up to 2e7 N; at random states each block of
 dy/dt (q̇, v̇, ż) differs by about 1e-15 of its largest entry.  We allow 1e-10.
 A 20 s run with the same fixed-step RK4 as ``simulate`` then gives the same
-states and outputs to 1e-9, and SciPy's adaptive RK45 (rtol 1e-6) the same
+states to 1e-11 of each one's scale and the same outputs to 1e-9, and SciPy's adaptive RK45 (rtol 1e-6) the same
 maxima to 1e-2 (they differ by RK4's step error at 0.1 s, about 1e-3 on the
 king's small roll moment).
 """
@@ -70,7 +70,8 @@ def _maxima(outputs, time, skip):
 
 def test_numpy_peer_runs_like_simulate(case):
     """20 s (the excitation ramps in over the first 20 s), maxima over t >= 10 s.  The same RK4 gives
-    the same states and outputs (payload sway, joint reaction wrenches) at every save to 1e-9."""
+    the same states (to 1e-11 of each one's scale) and outputs (payload sway, joint reaction wrenches, to
+    1e-9) at every save."""
     system, q0, waves, peer = case
     duration, dt, skip = 20.0, 0.1, 10.0
     res = simulate(system, duration, save_dt=dt, integrator=Integrator("rk4", dt=dt), q0=q0, key=KEY,
@@ -79,7 +80,11 @@ def test_numpy_peer_runs_like_simulate(case):
     y0 = peer.initial_state(q0)
     ts, ys, _ = run_rk4(peer, y0, duration, dt, dt)
     np.testing.assert_allclose(ts, res.time, atol=1e-12)
-    np.testing.assert_allclose(ys, np.concatenate([res.q[0], res.v[0], res.z[0]], axis=1), rtol=1e-9, atol=1e-12)
+    ours = np.concatenate([res.q[0], res.v[0], res.z[0]], axis=1)
+    # each state against its own scale over the run (an entry-by-entry relative test fails where a state
+    # crosses zero): 1.4e-13 measured, whatever XLA's CPU options (they change its summation order)
+    scale = np.max(np.abs(ours), axis=0) + 1e-300
+    assert np.max(np.abs(ys - ours) / scale) < 1e-11
     out = peer.output_series(ts, ys)
     for name, val in out.items():
         np.testing.assert_allclose(val, ref_out[name], rtol=0, atol=1e-9 * np.max(np.abs(ref_out[name])), err_msg=name)
