@@ -1,0 +1,136 @@
+"""Derivatives of forward dynamics on small trees: the custom JVP rule (inverse dynamics and the
+mass matrix in the world frame, ``dynamics.DENSE_MAX_NV``) against automatic differentiation of the
+articulated-body recursion itself (forward mode) and against its own transpose (reverse mode), with
+respect to the state, τ, external wrenches, the extra inertia and the model's own arrays.
+
+Tolerance 1e-8 relative: both are exact derivatives in float64; they differ by rounding, amplified
+by the condition number of M (below 1e4 for these trees) and the Jacobians' entries.
+"""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jaxmbd as mbd
+from jaxmbd import dynamics
+from jaxmbd.model import Body, ModelBuilder, Placement
+from urdf_trees import random_urdf
+
+RTOL = 1e-8
+
+
+def rel(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return np.max(np.abs(a - b)) / max(1.0, np.max(np.abs(b)))
+
+
+def inputs(model, rng):
+    q = np.array(model.neutral(), dtype=float)
+    for i, j in enumerate(model.joints):
+        s = slice(model.q_start[i], model.q_start[i] + j.nq)
+        if j.nq == 7:
+            quat = rng.normal(size=4)
+            q[s] = np.concatenate([rng.normal(size=3), quat / np.linalg.norm(quat)])
+        elif j.nq == 4:
+            quat = rng.normal(size=4)
+            q[s] = quat / np.linalg.norm(quat)
+        else:
+            q[s] = rng.uniform(-np.pi, np.pi, j.nq)
+    v, tau = rng.normal(size=model.nv), rng.normal(size=model.nv)
+    fext = rng.normal(size=(model.n_bodies, 6))
+    A = rng.normal(size=(model.n_bodies, 6, 6)) * 0.3
+    extra = np.einsum("nij,nkj->nik", A, A)
+    return tuple(jnp.asarray(x) for x in (q, v, tau, fext, extra))
+
+
+def mixed_joints_model(rng):
+    """A floating base carrying universal, spherical, cylindrical, revolute and prismatic joints."""
+    def body():
+        d = rng.uniform(0.2, 1.0, 3)
+        return Body(mass=rng.uniform(1.0, 3.0), com=rng.uniform(-0.3, 0.3, 3), inertia=np.diag([d[1] + d[2], d[0] + d[2], d[0] + d[1]]))
+
+    def pl():
+        return Placement.from_xyz_rpy(rng.uniform(-1, 1, 3), rng.uniform(-1, 1, 3))
+
+    b = ModelBuilder()
+    b.add_body("base", body=body(), joint=mbd.Free())
+    b.add_body("u", body=body(), joint=mbd.Universal((1.0, 0.0, 0.0), (0.0, 0.0, 1.0)), parent="base", placement=pl())
+    b.add_body("s", body=body(), joint=mbd.Spherical(), parent="u", placement=pl())
+    b.add_body("c", body=body(), joint=mbd.Cylindrical((0.0, 1.0, 0.0)), parent="base", placement=pl())
+    b.add_body("r", body=body(), joint=mbd.Revolute((0.0, 0.6, 0.8)), parent="c", placement=pl())
+    b.add_body("p", body=body(), joint=mbd.Prismatic((1.0, 0.0, 0.0)), parent="r", placement=pl())
+    b.add_body("f", body=body(), joint=mbd.Fixed(), parent="p", placement=pl())
+    return b.build()
+
+
+def models():
+    """Every joint kind on one tree (default suite), and a random URDF tree (``-m slow``: 30 s of compiles)."""
+    rng = np.random.default_rng(7)
+    return [pytest.param("mixed", mixed_joints_model(rng), id="mixed"),
+            pytest.param("urdf", mbd.load_urdf(None, xml=random_urdf(rng, n_links=6), floating=True), id="urdf",
+                         marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("name, model", models())
+def test_custom_jvp_equals_autodiff_of_the_recursion(name, model):
+    assert dynamics._use_dense(model)
+    rng = np.random.default_rng(1)
+    q, v, tau, fext, extra = inputs(model, rng)
+    args = (model, q, v, tau, fext, extra)
+
+    # the mass-matrix solve used inside the rule equals the ABA value
+    assert rel(jax.jit(dynamics._dense_solve)(*args)[0], jax.jit(dynamics._aba)(*args)) < 1e-12
+
+    # forward mode along random directions of everything at once; the model's arrays and the extra
+    # inertia along directions that keep them what they are: rotations stay rotations (dR = R ω̂) and
+    # inertias symmetric (the two algorithms extend differently off those sets)
+    dmodel = model_tangent(model, rng)
+    for k in range(3):
+        t_args = (dmodel,) + tuple(jnp.asarray(rng.normal(size=x.shape)) for x in args[1:])
+        t_args = t_args[:5] + (sym(t_args[5]),)
+        assert rel(jvp(mbd.forward_dynamics, args, t_args), jvp(dynamics._aba, args, t_args)) < RTOL, name
+
+    # reverse mode (JAX transposes the rule's linear map): the VJP is the adjoint of the JVP,
+    # <w, J t> = <Jᵀ w, t> along the last tangent, to rounding
+    w = jnp.asarray(rng.normal(size=model.nv))
+    lhs = jnp.dot(w, jvp(mbd.forward_dynamics, args, t_args))
+    cot = jax.jit(lambda a: jax.vjp(mbd.forward_dynamics, *a)[1](w))(args)
+    rhs = sum(jnp.sum(a * b) for a, b in zip(jax.tree_util.tree_leaves(cot), jax.tree_util.tree_leaves(t_args)))
+    assert abs(lhs - rhs) < 1e-10 * max(1.0, abs(lhs)), name
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def jvp(fd, args, tangents):
+    return jax.jvp(fd, args, tangents)[1]
+
+
+def sym(A):
+    return A + jnp.swapaxes(A, -1, -2)
+
+
+def model_tangent(model, rng):
+    n = model.n_bodies
+    W = np.stack([np.cross(np.eye(3), w).T * -1.0 for w in rng.normal(size=(n, 3))])  # ω̂
+    return jax.tree_util.tree_map(lambda x: x, model).__class__(
+        **{**{f: getattr(model, f) for f in model.__dataclass_fields__},
+           "placement_R": model.placement_R @ jnp.asarray(W),
+           "placement_p": jnp.asarray(rng.normal(size=(n, 3))),
+           "inertia": sym(jnp.asarray(rng.normal(size=(n, 6, 6)))),
+           "gravity": jnp.asarray(rng.normal(size=3))})
+
+
+def test_rule_is_used_under_vmap_and_without_optional_inputs():
+    """vmapped tangents (forward-mode gradients of several parameters at once) and f_ext / extra
+    inertia left out (None) take the same rule."""
+    model = mbd.load_urdf(None, xml=random_urdf(np.random.default_rng(3), n_links=5), floating=True)
+    q, v, tau, _, _ = inputs(model, np.random.default_rng(4))
+    T = jnp.asarray(np.random.default_rng(5).normal(size=(3, model.nv)))
+
+    @functools.partial(jax.jit, static_argnums=0)
+    def tangents(fd):
+        return jax.vmap(lambda dt: jax.jvp(lambda t: fd(model, q, v, t, None, None), (tau,), (dt,))[1])(T)
+
+    assert rel(tangents(mbd.forward_dynamics), tangents(dynamics._aba)) < RTOL
