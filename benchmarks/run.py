@@ -208,8 +208,9 @@ def crane_only(args):
     """Child-process entry: crane8 float64 figures as JSON on stdout."""
     model = models()["crane8"]
     Q, V, T = random_states(model, args.n_states)
-    r = bench_jax(model, Q, V, T, jnp.float64, n_scan=min(args.n_states, 1000), batches=(64,), repeats=args.repeats)
-    print("JSON" + json.dumps({k: r[k] for k in ("single", "scan", "vmap64", "compile_single", "compile_scan", "fusions_scan")}))
+    r = bench_jax(model, Q, V, T, jnp.float64, n_scan=min(args.n_states, 1000), batches=(64, args.n_states), repeats=args.repeats)
+    r["vmap_all"] = r[f"vmap{args.n_states}"]
+    print("JSON" + json.dumps({k: r[k] for k in ("single", "scan", "vmap64", "vmap_all", "compile_single", "compile_scan", "fusions_scan")}))
 
 
 def fusion_compare(args, log):
@@ -219,7 +220,10 @@ def fusion_compare(args, log):
              ("plus fusion emitters off", "--xla_cpu_use_fusion_emitters=false", {}))
     for label, flags, extra_env in cases:
         env = dict(os.environ, **extra_env)
-        env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " " + flags).strip()
+        inherited = env.get("XLA_FLAGS", "")
+        if extra_env:  # without the option this process's import of jaxmbd added
+            inherited = " ".join(f for f in inherited.split() if f != "--xla_cpu_experimental_ynn_fusion_type=")
+        env["XLA_FLAGS"] = (inherited + " " + flags).strip()
         log(f"crane8 in a subprocess, XLA_FLAGS={env['XLA_FLAGS']!r} {extra_env} ...")
         r = subprocess.run([sys.executable, "-m", "benchmarks.run", "--crane-only", "--n-states", str(args.n_states),
                             "--repeats", str(args.repeats)], capture_output=True, text=True, cwd=ROOT, env=env)
@@ -339,13 +343,13 @@ def write_report(path: Path, info, results, fusion, cpp_status, args, notes_path
     L.append(f"\nC++ peer: {cpp_status}\n")
     if fusion:
         L.append("\n### XLA CPU options (crane8, float64, subprocess each)\n")
-        L.append("| options | single | scan | vmap 64 | compile single (s) | compile scan (s) | fusions (scan) |")
-        L.append("|---|---|---|---|---|---|---|")
+        L.append(f"| options | single | scan | vmap 64 | vmap {args.n_states} | compile single (s) | compile scan (s) | fusions (scan) |")
+        L.append("|---|---|---|---|---|---|---|---|")
         for label, f in fusion.items():
             if "error" in f:
-                L.append(f"| {label} | error: {f['error'][-80:]!r} | | | | | |")
+                L.append(f"| {label} | error: {f['error'][-80:]!r} | | | | | | |")
                 continue
-            L.append(f"| {label} | {us(f['single'])} | {us(f['scan'])} | {us(f['vmap64'])} | "
+            L.append(f"| {label} | {us(f['single'])} | {us(f['scan'])} | {us(f['vmap64'])} | {us(f['vmap_all'])} | "
                      f"{f['compile_single']['total']:.2f} | {f['compile_scan']['total']:.2f} | {f['fusions_scan']} |")
     if notes_path.exists():
         L.append("\n" + notes_path.read_text())
