@@ -290,9 +290,11 @@ def _check_finite(system: System, ts, ys, result_code):
         )
 
 
-# Default batch on the CPU: larger batches outgrow the cache (seed 003's crane vessel, 256 x 600 s on
-# two cores: 0.33 s per realisation in one batch, 0.175 s in batches of 64)
-CPU_CHUNK = 64
+# Default batch on the CPU (seed 003's crane vessel, 256 x 600 s on two cores, back to back: 0.208 s
+# per realisation in one batch of 256, 0.248 s in batches of 128, 0.254 s in batches of 64).  With
+# XLA's YNN fusions on (before ``import jaxmbd`` switched them off) 64 had been best: 0.175 s against
+# 0.33 s in one batch, on a quieter machine.
+CPU_CHUNK = 256
 
 
 def simulate(
