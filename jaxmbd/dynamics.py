@@ -259,10 +259,7 @@ def _tree_tables(model: Model):
     n, nv = model.n_bodies, model.nv
     anc = np.zeros((n, n))
     for b in range(n):
-        k = b
-        while k >= 0:
-            anc[b, k] = 1.0
-            k = model.parents[k]
+        anc[b, list(model.ancestors(b))] = 1.0
     owner = np.zeros(nv, dtype=int)
     S = np.zeros((6, nv))
     for i, j in enumerate(model.joints):
@@ -287,9 +284,8 @@ def _joint_placements(model: Model, q):
         if kind in (Revolute, Prismatic):
             ax = np.asarray([model.joints[i].axis for i in idx])
             x = q[np.asarray([model.q_start[i] for i in idx])]
-            if kind is Revolute:  # Rodrigues with static axes: 1 + sin θ â + (1 − cos θ) â²
-                K = np.stack([-np.cross(np.eye(3), a).T for a in ax])
-                Rs.append(np.eye(3) + jnp.sin(x)[:, None, None] * K + (1.0 - jnp.cos(x))[:, None, None] * (K @ K))
+            if kind is Revolute:
+                Rs.append(spatial.axis_angle_to_matrix(jnp.asarray(ax, dtype=dtype), x))
                 ps.append(jnp.zeros((k, 3), dtype=dtype))
             else:
                 Rs.append(jnp.broadcast_to(jnp.eye(3, dtype=dtype), (k, 3, 3)))
@@ -361,16 +357,12 @@ def _dense_terms(model: Model, q, v, f_ext, extra_inertia):
     return J, IT, B
 
 
-def _dense_inverse_dynamics(model, q, v, a, f_ext, extra_inertia):
-    """τ = Σ_b J_bᵀ (I_T,b J_b a + B_b): O(n nv), every body at once."""
-    J, IT, B = _dense_terms(model, q, v, f_ext, extra_inertia)
-    A = jnp.einsum("bik,k->bi", J, a)
-    return jnp.einsum("bik,bi->k", J, spatial.mv(IT, A) + B)
-
-
 def _dense_solve(model, q, v, tau, f_ext, extra_inertia):
     """(v̇, L): M = Σ Jᵀ I_T J, h = Σ Jᵀ B, M v̇ = τ − h with M = L Lᵀ."""
-    J, IT, B = _dense_terms(model, q, v, f_ext, extra_inertia)
+    return _solve_from_terms(*_dense_terms(model, q, v, f_ext, extra_inertia), tau)
+
+
+def _solve_from_terms(J, IT, B, tau):
     IJ = spatial.mm(IT, J)
     M = jnp.einsum("bik,bil->kl", J, IJ)  # one GEMM; a broadcast-and-sum here is slow on XLA's CPU
     h = jnp.einsum("bik,bi->k", J, B)
@@ -394,11 +386,14 @@ def _small_tree_forward_dynamics_jvp(primals, tangents):
     # Differentiating ID(q, v, v̇) = τ at the solution: M dv̇ = dτ − ∂ID/∂(model, q, v, f_ext, E) · d(...),
     # with v̇ held fixed in ID (Carpentier and Mansard 2018).  One JVP of the O(n nv) inverse dynamics and
     # two triangular solves with the factor already computed, instead of differentiating the factorisation.
+    # ID(a) = Σ_b J_bᵀ (I_T,b J_b a + B_b), so its derivative at fixed a comes from those of J, I_T and B.
     model, q, v, tau, f_ext, extra = primals
     dmodel, dq, dv, dtau, df, dextra = tangents
-    a, L = _dense_solve(model, q, v, tau, f_ext, extra)
-    _, r = jax.jvp(lambda m, q_, v_, f, E: _dense_inverse_dynamics(m, q_, v_, a, f, E),
-                   (model, q, v, f_ext, extra), (dmodel, dq, dv, df, dextra))
+    (J, IT, B), (dJ, dIT, dB) = jax.jvp(_dense_terms, (model, q, v, f_ext, extra), (dmodel, dq, dv, df, dextra))
+    a, L = _solve_from_terms(J, IT, B, tau)
+    A = jnp.einsum("bik,k->bi", J, a)
+    dF = spatial.mv(dIT, A) + spatial.mv(IT, jnp.einsum("bik,k->bi", dJ, a)) + dB
+    r = jnp.einsum("bik,bi->k", dJ, spatial.mv(IT, A) + B) + jnp.einsum("bik,bi->k", J, dF)
     return a, _cho_solve(L, dtau - r)
 
 
