@@ -602,28 +602,53 @@ def gravity_torques(model: Model, q, R_world=None, p_world=None):
         from .kinematics import forward_kinematics
 
         R_world, p_world = forward_kinematics(model, q)
-    n = model.n_bodies
     I = model.inertia
     mass = I[:, 0, 0]
     mc = jnp.stack([I[:, 5, 1], I[:, 3, 2], I[:, 4, 0]], -1)  # m c from the block m ĉ (body frame)
     H = mass[:, None] * p_world + spatial.mv(R_world, mc)  # world first moments Σ m (p + R c)
-    Ms, Hs = [mass[i] for i in range(n)], [H[i] for i in range(n)]
-    for i in reversed(range(n)):
-        lam = model.parents[i]
-        if lam >= 0:
-            Ms[lam] = Ms[lam] + Ms[i]
-            Hs[lam] = Hs[lam] + Hs[i]
-    g = model.gravity
-    taus = []
+    # Subtree sums as one multiply-and-sum with the constant subtree matrix (no per-body slices,
+    # whose transposes are unfused pad kernels in reverse mode).
+    sub = jnp.asarray(_subtree_matrix(model), dtype=H.dtype)
+    Ms = jnp.sum(sub * mass[None, :], -1)
+    Hs = jnp.sum(sub[:, :, None] * H[None, :, :], 1)
+    g = jnp.broadcast_to(jnp.asarray(model.gravity, dtype=H.dtype), H.shape)
+    F = Ms[:, None] * g
+    N = spatial.cross(Hs - Ms[:, None] * p_world, g)
+    f = -jnp.concatenate([spatial.mtv(R_world, F), spatial.mtv(R_world, N)], -1)  # (n, 6), body frames
+    return _project_on_subspaces(model, q, f)
+
+
+def _subtree_matrix(model: Model):
+    """A[k, i] = 1 where body i is in the subtree of body k (i = k included)."""
+    n = model.n_bodies
+    A = np.zeros((n, n))
+    for i in range(n):
+        A[list(model.ancestors(i)), i] = 1.0
+    return A
+
+
+def _project_on_subspaces(model: Model, q, f):
+    """τ = [S_iᵀ f_i] over the joints (v order) for body-frame wrenches f (n, 6).
+
+    Joints whose motion subspace does not depend on q (all but the universal-like ones) go
+    through one constant (nv, n, 6) selection tensor; the others are projected one by one.
+    """
+    nv = model.nv
+    G = np.zeros((nv, model.n_bodies, 6))
+    tau = jnp.zeros(nv, dtype=f.dtype)
     for i, j in enumerate(model.joints):
         if not j.nv:
             continue
-        F = Ms[i] * g
-        N = spatial.cross(Hs[i] - Ms[i] * p_world[i], g)
-        f = -jnp.concatenate([spatial.mtv(R_world[i], F), spatial.mtv(R_world[i], N)])
         qi = q[model.q_start[i] : model.q_start[i] + j.nq]
-        taus.append(spatial.mtv(j.motion_subspace(qi), f))
-    return jnp.concatenate(taus) if taus else jnp.zeros(0, dtype=I.dtype)
+        with jax.ensure_compile_time_eval():
+            S = j.motion_subspace(qi)
+        if isinstance(S, jax.core.Tracer):
+            E = np.zeros((nv, j.nv))
+            E[model.v_start[i] + np.arange(j.nv), np.arange(j.nv)] = 1.0
+            tau = tau + jnp.sum(jnp.asarray(E, dtype=f.dtype) * spatial.mtv(S, f[i])[None, :], -1)
+        else:
+            G[model.v_start[i] : model.v_start[i] + j.nv, i, :] = np.asarray(S).T
+    return tau + jnp.sum(jnp.asarray(G, dtype=f.dtype) * f[None], axis=(-2, -1))
 
 
 def mass_matrix(model: Model, q, extra_inertia=None):

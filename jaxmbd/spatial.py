@@ -43,16 +43,21 @@ def skew(a):
     )
 
 
+_LEVI_CIVITA = np.zeros((3, 3, 3))
+_LEVI_CIVITA[0, 1, 2] = _LEVI_CIVITA[1, 2, 0] = _LEVI_CIVITA[2, 0, 1] = 1.0
+_LEVI_CIVITA[0, 2, 1] = _LEVI_CIVITA[2, 1, 0] = _LEVI_CIVITA[1, 0, 2] = -1.0
+
+
 def cross(a, b):
-    """a × b, written out so XLA fuses it with its neighbours."""
-    return jnp.stack(
-        [
-            a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
-            a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
-            a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0],
-        ],
-        -1,
-    )
+    """a × b = Σ_jk ε_ijk a_j b_k as a broadcast multiply and a sum.
+
+    Written without component slices: their transposes (in reverse mode) are
+    ``pad`` kernels that XLA's CPU backend does not fuse, one per slice, where
+    the transpose of this form is again a multiply and a sum.
+    """
+    a, b = jnp.asarray(a), jnp.asarray(b)
+    eps = jnp.asarray(_LEVI_CIVITA, dtype=jnp.result_type(a, b))
+    return jnp.sum(eps * a[..., None, :, None] * b[..., None, None, :], axis=(-2, -1))
 
 
 def mv(A, x):
