@@ -381,20 +381,39 @@ def _small_tree_forward_dynamics(model, q, v, tau, f_ext, extra_inertia):
     return _aba(model, q, v, tau, f_ext, extra_inertia)
 
 
-@_small_tree_forward_dynamics.defjvp
 def _small_tree_forward_dynamics_jvp(primals, tangents):
     # Differentiating ID(q, v, v̇) = τ at the solution: M dv̇ = dτ − ∂ID/∂(model, q, v, f_ext, E) · d(...),
     # with v̇ held fixed in ID (Carpentier and Mansard 2018).  One JVP of the O(n nv) inverse dynamics and
     # two triangular solves with the factor already computed, instead of differentiating the factorisation.
     # ID(a) = Σ_b J_bᵀ (I_T,b J_b a + B_b), so its derivative at fixed a comes from those of J, I_T and B.
+    # Tangents arrive as symbolic zeros where an input is not perturbed (the model's arrays, usually):
+    # those inputs are held constant in the JVP instead of carrying zero tangents through it.
     model, q, v, tau, f_ext, extra = primals
     dmodel, dq, dv, dtau, df, dextra = tangents
-    (J, IT, B), (dJ, dIT, dB) = jax.jvp(_dense_terms, (model, q, v, f_ext, extra), (dmodel, dq, dv, df, dextra))
+    args, treedef = jax.tree_util.tree_flatten((model, q, v, f_ext, extra))
+    dargs = jax.tree_util.tree_leaves((dmodel, dq, dv, df, dextra), is_leaf=lambda x: isinstance(x, _SymbolicZero))
+    live = [k for k, d in enumerate(dargs) if not isinstance(d, _SymbolicZero)]
+
+    def terms(*xs):
+        leaves = list(args)
+        for k, x in zip(live, xs):
+            leaves[k] = x
+        return _dense_terms(*jax.tree_util.tree_unflatten(treedef, leaves))
+
+    if not live:  # only τ is perturbed: M dv̇ = dτ
+        a, L = _solve_from_terms(*terms(), tau)
+        return a, _cho_solve(L, dtau)
+    (J, IT, B), (dJ, dIT, dB) = jax.jvp(terms, tuple(args[k] for k in live), tuple(dargs[k] for k in live))
     a, L = _solve_from_terms(J, IT, B, tau)
     A = jnp.einsum("bik,k->bi", J, a)
     dF = spatial.mv(dIT, A) + spatial.mv(IT, jnp.einsum("bik,k->bi", dJ, a)) + dB
     r = jnp.einsum("bik,bi->k", dJ, spatial.mv(IT, A) + B) + jnp.einsum("bik,bi->k", J, dF)
-    return a, _cho_solve(L, dtau - r)
+    rhs = -r if isinstance(dtau, _SymbolicZero) else dtau - r
+    return a, _cho_solve(L, rhs)
+
+
+_SymbolicZero = jax.custom_derivatives.SymbolicZero
+_small_tree_forward_dynamics.defjvp(_small_tree_forward_dynamics_jvp, symbolic_zeros=True)
 
 
 class _Run:

@@ -7,6 +7,7 @@ Tolerance 1e-8 relative: both are exact derivatives in float64; they differ by r
 by the condition number of M (below 1e4 for these trees) and the Jacobians' entries.
 """
 
+import dataclasses
 import functools
 
 import jax
@@ -134,6 +135,27 @@ def test_rule_is_used_under_vmap_and_without_optional_inputs():
         return jax.vmap(lambda dt: jax.jvp(lambda t: fd(model, q, v, t, None, None), (tau,), (dt,))[1])(T)
 
     assert rel(tangents(mbd.forward_dynamics), tangents(dynamics._aba)) < RTOL
+
+
+def test_rule_with_some_inputs_held():
+    """Unperturbed inputs reach the rule as symbolic zeros and are held constant: derivatives in q
+    alone (reverse mode), in v alone (forward mode) and in the model's inertias alone equal those of
+    the recursion."""
+    model = mixed_joints_model(np.random.default_rng(21))
+    q, v, tau, fext, extra = inputs(model, np.random.default_rng(22))
+    w = jnp.asarray(np.random.default_rng(23).normal(size=model.nv))
+    assert dynamics._use_dense(model)
+    g = [jax.grad(lambda q: w @ fd(model, q, v, tau, fext, extra))(q) for fd in (mbd.forward_dynamics, dynamics._aba)]
+    assert rel(*g) < RTOL
+    j = [jax.jacfwd(lambda v: fd(model, q, v, tau, None, extra))(v) for fd in (mbd.forward_dynamics, dynamics._aba)]
+    assert rel(*j) < RTOL
+
+    def with_inertia(fd, s):
+        m = dataclasses.replace(model, inertia=model.inertia * s)
+        return fd(m, q, v, tau, fext, None)
+
+    d = [jax.jvp(lambda s: with_inertia(fd, s), (1.0,), (1.0,))[1] for fd in (mbd.forward_dynamics, dynamics._aba)]
+    assert rel(*d) < RTOL
 
 
 def test_gravity_torques_on_every_joint_kind():
