@@ -22,6 +22,7 @@ coordinates into parent coordinates: ``R(q) x_body = x_parent``.
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -49,15 +50,45 @@ _LEVI_CIVITA[0, 2, 1] = _LEVI_CIVITA[2, 1, 0] = _LEVI_CIVITA[1, 0, 2] = -1.0
 
 
 def cross(a, b):
-    """a × b = Σ_jk ε_ijk a_j b_k as a broadcast multiply and a sum.
+    """a × b.
 
-    Written without component slices: their transposes (in reverse mode) are
-    ``pad`` kernels that XLA's CPU backend does not fuse, one per slice, where
-    the transpose of this form is again a multiply and a sum.
+    The value is written out component by component, so XLA fuses it with its
+    neighbours; the derivative is Σ_jk ε_ijk (da_j b_k + a_j db_k) as a broadcast
+    multiply and a sum, whose transpose (reverse mode) is again a multiply and a
+    sum, where the transposes of component slices would be ``pad`` kernels that
+    XLA's CPU backend runs one by one.
     """
-    a, b = jnp.asarray(a), jnp.asarray(b)
+    return _cross(jnp.asarray(a), jnp.asarray(b))
+
+
+@jax.custom_jvp
+def _cross(a, b):
+    return jnp.stack(
+        [
+            a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
+            a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+            a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0],
+        ],
+        -1,
+    )
+
+
+def _cross_sum(a, b):
     eps = jnp.asarray(_LEVI_CIVITA, dtype=jnp.result_type(a, b))
     return jnp.sum(eps * a[..., None, :, None] * b[..., None, None, :], axis=(-2, -1))
+
+
+def _cross_jvp(primals, tangents):
+    a, b = primals
+    da, db = tangents
+    out = _cross(a, b)
+    zero = jax.custom_derivatives.SymbolicZero
+    terms = ([] if isinstance(da, zero) else [_cross_sum(da, b)]) + ([] if isinstance(db, zero) else [_cross_sum(a, db)])
+    dout = sum(terms[1:], terms[0])
+    return out, jnp.broadcast_to(dout, out.shape).astype(out.dtype)
+
+
+_cross.defjvp(_cross_jvp, symbolic_zeros=True)
 
 
 def mv(A, x):
