@@ -132,18 +132,23 @@ def write_section(out, path=None):
         f"{out['forward_ratio']:.1f} | {mb(fw['temp_bytes'])} | {mb(fw['maxrss_bytes_so_far'])} |",
         "",
         f"Memory is bounded: reverse mode keeps one state per save ({out['saved_states_bytes'] / 1e6:.1f} MB of saved "
-        "states for the whole run) and recomputes each save interval's steps, so its temporaries grow with the "
+        "states for the whole run) and recomputes each save interval's steps, each right-hand side checkpointed as "
+        "well (its input kept, its intermediates recomputed just before its VJP), so the temporaries grow with the "
         "number of saves, not with the number of steps.",
         "",
         f"Target (issue 9): gradient at most 3x the forward run, compile under 30 s.  Reverse mode: {out['reverse_ratio']:.1f}x, "
         f"forward mode {out['forward_ratio']:.1f}x; gradient compile {r['compile_s']:.0f} s (reverse), {fw['compile_s']:.0f} s (forward).",
-        "Before the ABA's custom JVP rule and the YNN option (BENCHMARKS.md, dynamics section, \"Derivatives of",
-        "forward dynamics\") the same run gave 15.9x, 6.1x and 96.5 s / 63.1 s.  What remains is the per-kernel",
-        "cost of the loads' backward pass: one right-hand side of this system costs 34 µs, its VJP about 140 µs, of",
-        "which the ABA's is about 40 µs; the loads' VJP is about 90 µs, mostly `pad` kernels from",
-        "the transposes of 6-vector slices.  Unrolling the Runge-Kutta stages instead of scanning them changed",
-        "nothing (8.2x against 9.0x at 60 s, before).  Next: the loads written on whole (n, 6) arrays of bodies",
-        "instead of slices, or custom rules for the linear hydrodynamics (its loads are linear in the state).",
+        "",
+        "How it came down (same command): 15.9x reverse, 6.1x forward mode, 96.5 s / 63.1 s of compile before the",
+        "ABA's custom JVP rule and the YNN option; 7.5-8.0x, 5.2-5.4x, 60-90 s / 35-49 s with them.  Then: the loads'",
+        "reverse pass without `pad` kernels (cross products differentiated as Levi-Civita multiply-and-sums,",
+        "gravity torques summed over a constant subtree matrix: one right-hand side's VJP 124-154 -> 62-67 µs,",
+        "back to back), symbolic zeros in the ABA's rule (the model's arrays are not carried as zero tangents),",
+        "and a checkpoint on every right-hand side inside the window (60 s run: gradient 0.39-0.48 -> 0.26-0.27 s,",
+        "compile 41-42 -> 29-34 s).  What remains: reverse mode evaluates each right-hand side three times (the",
+        "forward run, the window's recomputation, the checkpoint's, which feeds the VJP) and transposes it once;",
+        "forward mode carries three tangents through every right-hand side (about 3.5x a value).  Both are",
+        "counts of small XLA kernels, the limit the scanned forward dynamics meets too (dynamics section).",
     ]
     Path(path).write_text("\n".join(lines) + "\n")
     try:
