@@ -627,7 +627,7 @@ def gravity_torques(model: Model, q, R_world=None, p_world=None):
     H = mass[:, None] * p_world + spatial.mv(R_world, mc)  # world first moments Σ m (p + R c)
     # Subtree sums as one multiply-and-sum with the constant subtree matrix (no per-body slices,
     # whose transposes are unfused pad kernels in reverse mode).
-    sub = jnp.asarray(_subtree_matrix(model), dtype=H.dtype)
+    sub = jnp.asarray(_tree_tables(model)[0].T, dtype=H.dtype)  # sub[k, i] = 1: i in k's subtree
     Ms = jnp.sum(sub * mass[None, :], -1)
     Hs = jnp.sum(sub[:, :, None] * H[None, :, :], 1)
     g = jnp.broadcast_to(jnp.asarray(model.gravity, dtype=H.dtype), H.shape)
@@ -637,37 +637,24 @@ def gravity_torques(model: Model, q, R_world=None, p_world=None):
     return _project_on_subspaces(model, q, f)
 
 
-def _subtree_matrix(model: Model):
-    """A[k, i] = 1 where body i is in the subtree of body k (i = k included)."""
-    n = model.n_bodies
-    A = np.zeros((n, n))
-    for i in range(n):
-        A[list(model.ancestors(i)), i] = 1.0
-    return A
-
-
 def _project_on_subspaces(model: Model, q, f):
     """τ = [S_iᵀ f_i] over the joints (v order) for body-frame wrenches f (n, 6).
 
-    Joints whose motion subspace does not depend on q (all but the universal-like ones) go
-    through one constant (nv, n, 6) selection tensor; the others are projected one by one.
+    Joints with a constant motion subspace (``_tree_tables``' S) go through one constant
+    (nv, n, 6) selection tensor; the others (universal) are projected one by one.
     """
+    _, _, owner, S = _tree_tables(model)
     nv = model.nv
     G = np.zeros((nv, model.n_bodies, 6))
-    tau = jnp.zeros(nv, dtype=f.dtype)
+    G[np.arange(nv), owner, :] = S.T  # zero columns for the joints projected below
+    tau = jnp.sum(jnp.asarray(G, dtype=f.dtype) * f[None], axis=(-2, -1))
     for i, j in enumerate(model.joints):
-        if not j.nv:
-            continue
-        qi = q[model.q_start[i] : model.q_start[i] + j.nq]
-        with jax.ensure_compile_time_eval():
-            S = j.motion_subspace(qi)
-        if isinstance(S, jax.core.Tracer):
+        if j.nv and not isinstance(j, _CONSTANT_S):
+            qi = q[model.q_start[i] : model.q_start[i] + j.nq]
             E = np.zeros((nv, j.nv))
             E[model.v_start[i] + np.arange(j.nv), np.arange(j.nv)] = 1.0
-            tau = tau + jnp.sum(jnp.asarray(E, dtype=f.dtype) * spatial.mtv(S, f[i])[None, :], -1)
-        else:
-            G[model.v_start[i] : model.v_start[i] + j.nv, i, :] = np.asarray(S).T
-    return tau + jnp.sum(jnp.asarray(G, dtype=f.dtype) * f[None], axis=(-2, -1))
+            tau = tau + jnp.sum(jnp.asarray(E, dtype=f.dtype) * spatial.mtv(j.motion_subspace(qi), f[i])[None, :], -1)
+    return tau
 
 
 def mass_matrix(model: Model, q, extra_inertia=None):
