@@ -5,8 +5,8 @@
 
 Every figure is a median over repeats after warm-up, measured in this one run.
 The XLA-options comparison runs the crane8 figures again in subprocesses: with jaxmbd's
-default (YNN fusions off), with XLA's defaults (``JAXMBD_XLA_DEFAULTS=0``) and with
-``XLA_FLAGS=--xla_cpu_use_fusion_emitters=false``.
+default (YNN fusions off, memory-optimised schedule), with XLA's default schedule, with XLA's
+defaults (``JAXMBD_XLA_DEFAULTS=0``) and with ``XLA_FLAGS=--xla_cpu_use_fusion_emitters=false``.
 """
 
 from __future__ import annotations
@@ -53,19 +53,21 @@ def vmap_fd(model, Q, V, T):
     return jax.vmap(FD, (None, 0, 0, 0))(model, Q, V, T)
 
 
-def bench_jax(model, Q, V, T, dtype, *, n_scan, batches, repeats):
+def bench_jax(model, Q, V, T, dtype, *, n_scan, batches, repeats, options=None):
     m = cast(model, dtype)
     Q, V, T = (jnp.asarray(x, dtype) for x in (Q, V, T))
     out = {}
-    ct, comp = compile_times(FD, m, Q[0], V[0], T[0])
+    # compiled as forward_dynamics_jit and simulate compile, unless other options are given
+    jit = dict(compiler_options=mbd.FORWARD_JIT_OPTIONS if options is None else options)
+    ct, comp = compile_times(FD, m, Q[0], V[0], T[0], **jit)
     out["compile_single"] = ct.__dict__ | {"total": ct.total}
     out["single"] = time_call(comp, m, Q[0], V[0], T[0], repeats=repeats).median
-    ct, comp = compile_times(scan_fd, m, Q[:n_scan], V[:n_scan], T[:n_scan])
+    ct, comp = compile_times(scan_fd, m, Q[:n_scan], V[:n_scan], T[:n_scan], **jit)
     out["compile_scan"] = ct.__dict__ | {"total": ct.total}
     out["scan"] = time_call(comp, m, Q[:n_scan], V[:n_scan], T[:n_scan], repeats=repeats).per(n_scan)
     out["fusions_scan"] = comp.as_text().count(" fusion(")
     for b in batches:
-        ct, comp = compile_times(vmap_fd, m, Q[:b], V[:b], T[:b])
+        ct, comp = compile_times(vmap_fd, m, Q[:b], V[:b], T[:b], **jit)
         out[f"vmap{b}"] = time_call(comp, m, Q[:b], V[:b], T[:b], repeats=repeats).per(b)
         out[f"compile_vmap{b}"] = ct.total
     return out
@@ -208,25 +210,27 @@ def crane_only(args):
     """Child-process entry: crane8 float64 figures as JSON on stdout."""
     model = models()["crane8"]
     Q, V, T = random_states(model, args.n_states)
-    r = bench_jax(model, Q, V, T, jnp.float64, n_scan=min(args.n_states, 1000), batches=(64, args.n_states), repeats=args.repeats)
+    r = bench_jax(model, Q, V, T, jnp.float64, n_scan=min(args.n_states, 1000), batches=(64, args.n_states), repeats=args.repeats,
+                  options={} if args.xla_default_scheduler else None)
     r["vmap_all"] = r[f"vmap{args.n_states}"]
     print("JSON" + json.dumps({k: r[k] for k in ("single", "scan", "vmap64", "vmap_all", "compile_single", "compile_scan", "fusions_scan")}))
 
 
 def fusion_compare(args, log):
     res = {}
-    cases = (("jaxmbd's default (YNN fusions off, set at import)", "", {}),
-             ("XLA's defaults (`JAXMBD_XLA_DEFAULTS=0`)", "", {"JAXMBD_XLA_DEFAULTS": "0"}),
-             ("plus fusion emitters off", "--xla_cpu_use_fusion_emitters=false", {}))
-    for label, flags, extra_env in cases:
+    cases = (("jaxmbd's default (YNN fusions off, set at import; memory-optimised schedule)", "", {}, []),
+             ("YNN fusions off, XLA's default (concurrency-optimised) schedule", "", {}, ["--xla-default-scheduler"]),
+             ("XLA's defaults (`JAXMBD_XLA_DEFAULTS=0`)", "", {"JAXMBD_XLA_DEFAULTS": "0"}, []),
+             ("plus fusion emitters off", "--xla_cpu_use_fusion_emitters=false", {}, []))
+    for label, flags, extra_env, extra_args in cases:
         env = dict(os.environ, **extra_env)
         inherited = env.get("XLA_FLAGS", "")
         if extra_env:  # without the option this process's import of jaxmbd added
             inherited = " ".join(f for f in inherited.split() if f != "--xla_cpu_experimental_ynn_fusion_type=")
         env["XLA_FLAGS"] = (inherited + " " + flags).strip()
-        log(f"crane8 in a subprocess, XLA_FLAGS={env['XLA_FLAGS']!r} {extra_env} ...")
+        log(f"crane8 in a subprocess, XLA_FLAGS={env['XLA_FLAGS']!r} {extra_env} {' '.join(extra_args)} ...")
         r = subprocess.run([sys.executable, "-m", "benchmarks.run", "--crane-only", "--n-states", str(args.n_states),
-                            "--repeats", str(args.repeats)], capture_output=True, text=True, cwd=ROOT, env=env)
+                            "--repeats", str(args.repeats)] + extra_args, capture_output=True, text=True, cwd=ROOT, env=env)
         line = next((ln for ln in r.stdout.splitlines() if ln.startswith("JSON")), None)
         res[label] = json.loads(line[4:]) if line else {"error": r.stderr[-500:]}
     return res
@@ -368,6 +372,7 @@ def main(argv=None):
                     help="this section's file; BENCHMARKS.md is reassembled from benchmarks/results/")
     ap.add_argument("--json", default=None, help="also write the raw figures here")
     ap.add_argument("--crane-only", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--xla-default-scheduler", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.n_states is None:
         args.n_states = 256 if args.quick else 1024

@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime
+import functools
 import platform
 import time
 from pathlib import Path
@@ -38,6 +39,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import jaxmbd  # noqa: F401  (float64 on)
+from jaxmbd import FORWARD_JIT_OPTIONS
 from jaxmbd.simulate import Integrator, initial_state, simulate, solve
 
 from .numpy_crane_vessel import CraneVesselNumpy, build_system, run_rk4, run_rk45
@@ -94,7 +96,7 @@ def batch_from_waves(system, q0, duration, waves):
     integ = Integrator("rk4", dt=DT, max_steps=int(np.ceil(duration / DT)) + 4)
     y0 = initial_state(system, q0)
 
-    @jax.jit
+    @functools.partial(jax.jit, compiler_options=FORWARD_JIT_OPTIONS)  # as simulate compiles
     def run(waves):
         def one(w):
             ys, _ = solve(system, y0, ts, integrator=integ, waves=w)
@@ -124,7 +126,7 @@ def rhs_cost(system, q0, n=200, tabulated=False):
     forcing = (waves, prepared, None)
     y0 = initial_state(system, q0)
 
-    @jax.jit
+    @functools.partial(jax.jit, compiler_options=FORWARD_JIT_OPTIONS)  # as simulate compiles
     def loop(y0, ts):
         def body(y, t):
             d = system.rhs(t, y, forcing)
@@ -153,7 +155,7 @@ def step_cost(system, q0, integrator, n_steps=1000):
     y0 = initial_state(system, q0)
     ts = (0.0, n_steps * integrator.dt)
     integ = dataclasses.replace(integrator, max_steps=n_steps + 4)
-    f = jax.jit(lambda y: solve(system, y, ts, integrator=integ, waves=waves)[0])
+    f = jax.jit(lambda y: solve(system, y, ts, integrator=integ, waves=waves)[0], compiler_options=FORWARD_JIT_OPTIONS)
     t0 = time.perf_counter()
     jax.block_until_ready(f(y0))
     compile_s = time.perf_counter() - t0

@@ -1,7 +1,8 @@
 """jaxmbd: differentiable multibody dynamics in JAX for marine operations.
 
 Float64 is switched on at import unless the environment sets ``JAXMBD_X64=0``.  One XLA CPU option
-is set at import (see ``_xla_cpu_defaults``) unless ``JAXMBD_XLA_DEFAULTS=0``.
+is set at import (see ``_xla_cpu_defaults``), and the forward programs jaxmbd compiles carry one
+compiler option (``FORWARD_JIT_OPTIONS``, see ``jaxmbd._xla``), unless ``JAXMBD_XLA_DEFAULTS=0``.
 """
 
 import os as _os
@@ -32,6 +33,7 @@ if _os.environ.get("JAXMBD_X64", "1") != "0":
 __version__ = "0.1.0"
 
 from . import spatial, joints, hydro
+from ._xla import FORWARD_JIT_OPTIONS, forward_jit
 from .joints import ModelError, Fixed, Revolute, Prismatic, Cylindrical, Universal, Spherical, Free
 from .model import Body, Placement, Model, ModelBuilder, load_urdf
 from .kinematics import forward_kinematics, body_twists, body_jacobian, point_position, point_velocity

@@ -22,6 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import spatial
+from ._xla import forward_jit
 from .kinematics import joint_states
 from .joints import Cylindrical, Fixed, Free, Prismatic, Revolute, Spherical
 from .model import Model
@@ -756,4 +757,4 @@ def total_energy(model: Model, q, v):
     return kinetic_energy(model, q, v) + potential_energy(model, q)
 
 
-forward_dynamics_jit = jax.jit(forward_dynamics)
+forward_dynamics_jit = forward_jit(forward_dynamics, jit=jax.jit)

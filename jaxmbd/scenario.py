@@ -97,6 +97,7 @@ import numpy as np
 import optimistix as optx
 
 from . import spatial
+from ._xla import forward_jit
 from .simulate import Integrator, Result, SimulationError, initial_state
 from .system import System
 
@@ -692,7 +693,7 @@ class _Segment(eqx.Module):
     g0: Any
 
 
-@eqx.filter_jit
+@forward_jit
 def _segment(system, plan, k, starts, t_start, t_limit, y0, forcing, grid, integrator, root_tol):
     """Solve phase k from (t_start, y0) until its condition crosses zero upwards or t_limit."""
 
@@ -727,7 +728,7 @@ def _segment(system, plan, k, starts, t_start, t_limit, y0, forcing, grid, integ
     return _Segment(sol.ts[0], sol.ys[0], sol.ts[1][0], y_end, fired, ok, g0)
 
 
-@eqx.filter_jit
+@forward_jit
 def _outputs_padded(system, plan, k, starts, t_start, ts, ys, forcing):
     def one(t, q, v, z):
         return _system_at(system, plan, k, starts, t_start, t).outputs(t, (q, v, z), forcing)

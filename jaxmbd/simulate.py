@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ._xla import forward_jit
 from .system import System
 
 
@@ -384,10 +385,10 @@ def _shard(keys):
     return jax.device_put(keys, jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("realisation")))
 
 
-_solve_jit = eqx.filter_jit(solve)
+_solve_jit = forward_jit(solve)
 
 
-@eqx.filter_jit
+@forward_jit
 def _solve_batch(system, y0, ts, keys, *, integrator, params):
     def one(key):
         waves = system.waves.realise(key) if system.waves is not None else None
@@ -402,7 +403,7 @@ def _outputs_jax(system: System, ts, ys, waves, params):
     return jax.vmap(lambda t, q, v, z: system.outputs(t, (q, v, z), forcing))(ts, *ys)
 
 
-_outputs_jit = eqx.filter_jit(_outputs_jax)
+_outputs_jit = forward_jit(_outputs_jax)
 
 
 def _outputs(system, ts, ys, waves, params):

@@ -1,0 +1,62 @@
+"""XLA compiler options for the programs jaxmbd compiles itself.
+
+XLA:CPU runs a compiled program as a sequence of kernels ("thunks"); independent kernels may run
+concurrently on its thread pool.  Its default instruction schedule is the concurrency-optimised one,
+which keeps independent kernels apart so that they can overlap.  A forward simulation is a loop of
+hundreds of tiny kernels per right-hand side (6x6 spatial algebra), where handing kernels between
+threads costs more than it saves: with the memory-optimised schedule, one crane8 forward-dynamics
+evaluation in a ``lax.scan`` costs 9.5-10 µs instead of 17, an RK4 step of the crane vessel 60 µs
+instead of 88 (benchmarks/NOTES.md, "The scheduler").  Large batches do not change, and a reverse-mode
+gradient becomes slower (about 25 %), so the option is set per program, on the forward programs
+(``simulate``, ``forward_dynamics_jit``, the scenario segments), not in XLA_FLAGS.
+
+``FORWARD_JIT_OPTIONS`` is the ``compiler_options`` dict for ``jax.jit``; empty where it was not
+measured (jaxlib other than 0.10) or where ``JAXMBD_XLA_DEFAULTS=0``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import equinox as eqx
+import jaxlib
+
+_MEASURED = ((0, 10), (0, 11))  # jaxlib versions, [from, to): an unknown option is an error at compile
+
+
+def _forward_options() -> dict:
+    version = tuple(int(x) for x in jaxlib.__version__.split(".")[:2] if x.isdigit())
+    if os.environ.get("JAXMBD_XLA_DEFAULTS", "1") == "0" or not _MEASURED[0] <= version < _MEASURED[1]:
+        return {}
+    return {"xla_cpu_scheduler_type": "CPU_SCHEDULER_TYPE_MEMORY_OPTIMIZED"}
+
+
+FORWARD_JIT_OPTIONS = _forward_options()
+
+
+def _top_level() -> bool:
+    """True outside any JAX trace: compiler options are accepted by a top-level jit only."""
+    try:
+        from jax._src.core import trace_state_clean
+    except ImportError:  # another jax: no options (they are gated on the measured versions anyway)
+        return False
+    return trace_state_clean()
+
+
+def forward_jit(fun=None, *, jit=eqx.filter_jit, **kwargs):
+    """``jit(fun)`` (``eqx.filter_jit`` or ``jax.jit``) with :data:`FORWARD_JIT_OPTIONS` where it is
+    called at the top level, without them inside another trace (``jax.grad``, a user's ``jax.jit``):
+    XLA takes compiler options from the outermost program only.  Usable as a decorator."""
+    if fun is None:
+        return lambda f: forward_jit(f, jit=jit, **kwargs)
+    plain = jit(fun, **kwargs)
+    if not FORWARD_JIT_OPTIONS:
+        return plain
+    tuned = jit(fun, compiler_options=dict(FORWARD_JIT_OPTIONS), **kwargs)
+
+    @functools.wraps(fun)
+    def call(*args, **kw):
+        return (tuned if _top_level() else plain)(*args, **kw)
+
+    return call

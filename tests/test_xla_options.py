@@ -1,0 +1,51 @@
+"""The XLA options jaxmbd sets: they change speed, never results."""
+
+import os
+import subprocess
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import jaxmbd as mbd
+from jaxmbd import _xla, dynamics
+
+
+def test_forward_options_compile_and_leave_results_unchanged():
+    """forward_dynamics_jit (forward options) against a plain jit on a tree of every joint kind:
+    equal to 1e-12 (the same operations; only the order in which kernels run differs)."""
+    from test_dynamics_derivatives import inputs, mixed_joints_model
+
+    rng = np.random.default_rng(3)
+    model = mixed_joints_model(rng)
+    q, v, tau, fext, _ = inputs(model, rng)
+    a = dynamics.forward_dynamics_jit(model, q, v, tau, fext)
+    b = jax.jit(mbd.forward_dynamics)(model, q, v, tau, fext)
+    assert np.all(np.isfinite(a))
+    np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_options_off_with_the_environment_switch():
+    """JAXMBD_XLA_DEFAULTS=0 leaves every option to XLA: neither XLA_FLAGS nor the per-program options."""
+    code = ("import os, jaxmbd; from jaxmbd import _xla; "
+            "print(repr(_xla.FORWARD_JIT_OPTIONS), 'ynn' in os.environ.get('XLA_FLAGS', ''))")
+    env = dict(os.environ, JAXMBD_XLA_DEFAULTS="0", XLA_FLAGS="")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["{}", "False"]
+
+
+def test_forward_jit_at_the_top_level_and_nested():
+    """Options go to top-level programs only (XLA refuses them on a nested jit): the same function runs
+    alone, inside a user's jit and under grad."""
+    f = _xla.forward_jit(lambda x, n: jnp.sin(x) * n)
+    assert float(f(jnp.asarray(2.0), 3)) == 3 * np.sin(2.0)  # a Python int passes as static, as with eqx.filter_jit
+    assert float(jax.jit(lambda x: f(x, 3))(jnp.asarray(2.0))) == 3 * np.sin(2.0)
+    np.testing.assert_allclose(jax.grad(lambda x: f(x, 3))(2.0), 3 * np.cos(2.0), rtol=1e-15)
+    from test_dynamics_derivatives import inputs, mixed_joints_model
+
+    rng = np.random.default_rng(5)
+    model = mixed_joints_model(rng)
+    q, v, tau, fext, _ = inputs(model, rng)
+    g = jax.jit(jax.grad(lambda x: dynamics.forward_dynamics_jit(model, q.at[-1].add(x), v, tau, fext).sum()))
+    assert np.isfinite(float(g(0.1)))
