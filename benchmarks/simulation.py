@@ -96,7 +96,7 @@ def batch_from_waves(system, q0, duration, waves):
     integ = Integrator("rk4", dt=DT, max_steps=int(np.ceil(duration / DT)) + 4)
     y0 = initial_state(system, q0)
 
-    @functools.partial(jax.jit, compiler_options=FORWARD_JIT_OPTIONS)  # as simulate compiles
+    @jax.jit  # a batch: XLA's default schedule, as simulate compiles batches
     def run(waves):
         def one(w):
             ys, _ = solve(system, y0, ts, integrator=integ, waves=w)

@@ -6,9 +6,10 @@ which keeps independent kernels apart so that they can overlap.  A forward simul
 hundreds of tiny kernels per right-hand side (6x6 spatial algebra), where handing kernels between
 threads costs more than it saves: with the memory-optimised schedule, one crane8 forward-dynamics
 evaluation in a ``lax.scan`` costs 9.5-10 µs instead of 17, an RK4 step of the crane vessel 60 µs
-instead of 88 (benchmarks/NOTES.md, "The scheduler").  Large batches do not change, and a reverse-mode
-gradient becomes slower (about 25 %), so the option is set per program, on the forward programs
-(``simulate``, ``forward_dynamics_jit``, the scenario segments), not in XLA_FLAGS.
+instead of 88 (benchmarks/NOTES.md, "The scheduler").  Vmapped batches go the other way (256
+realisations of the crane vessel about 25 % slower), and so does a reverse-mode gradient, so the
+option is set per program, on the single-trajectory forward programs (``simulate`` of one
+realisation, ``forward_dynamics_jit``, the scenario segments), not in XLA_FLAGS.
 
 ``FORWARD_JIT_OPTIONS`` is the ``compiler_options`` dict for ``jax.jit``; empty where it was not
 measured (jaxlib other than 0.10) or where ``JAXMBD_XLA_DEFAULTS=0``.

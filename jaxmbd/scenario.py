@@ -728,7 +728,7 @@ def _segment(system, plan, k, starts, t_start, t_limit, y0, forcing, grid, integ
     return _Segment(sol.ts[0], sol.ys[0], sol.ts[1][0], y_end, fired, ok, g0)
 
 
-@forward_jit
+@eqx.filter_jit
 def _outputs_padded(system, plan, k, starts, t_start, ts, ys, forcing):
     def one(t, q, v, z):
         return _system_at(system, plan, k, starts, t_start, t).outputs(t, (q, v, z), forcing)

@@ -53,7 +53,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxmbd import FORWARD_JIT_OPTIONS
 from jaxmbd.io.system_file import _Reader
 from jaxmbd.simulate import Integrator
 
@@ -288,7 +287,7 @@ class _Runs:
             sig = jax.tree_util.tree_map(lambda x: x[None], one(None)) if keys is None else jax.vmap(one)(keys)
             return sig, prob.start_residual(system, y0)
 
-        self._run = jax.jit(run, compiler_options=FORWARD_JIT_OPTIONS)
+        self._run = jax.jit(run)
 
     def __call__(self, u, keys):
         """(list of per-realisation output dicts (numpy), max equilibrium residual)."""
