@@ -21,6 +21,7 @@ import functools
 import os
 
 import equinox as eqx
+import jax
 import jaxlib
 
 _MEASURED = ((0, 10), (0, 11))  # jaxlib versions, [from, to): an unknown option is an error at compile
@@ -36,13 +37,14 @@ def _forward_options() -> dict:
 FORWARD_JIT_OPTIONS = _forward_options()
 
 
-def _top_level() -> bool:
-    """True outside any JAX trace: compiler options are accepted by a top-level jit only."""
+def _top_level_on_cpu() -> bool:
+    """True outside any JAX trace (compiler options are accepted by a top-level jit only) with the CPU as
+    the default backend (the option is XLA:CPU's; it was not measured elsewhere)."""
     try:
         from jax._src.core import trace_state_clean
     except ImportError:  # another jax: no options (they are gated on the measured versions anyway)
         return False
-    return trace_state_clean()
+    return trace_state_clean() and jax.default_backend() == "cpu"
 
 
 def forward_jit(fun=None, *, jit=eqx.filter_jit, **kwargs):
@@ -58,6 +60,6 @@ def forward_jit(fun=None, *, jit=eqx.filter_jit, **kwargs):
 
     @functools.wraps(fun)
     def call(*args, **kw):
-        return (tuned if _top_level() else plain)(*args, **kw)
+        return (tuned if _top_level_on_cpu() else plain)(*args, **kw)
 
     return call
