@@ -1,31 +1,17 @@
 """jaxmbd: differentiable multibody dynamics in JAX for marine operations.
 
 Float64 is switched on at import unless the environment sets ``JAXMBD_X64=0``.  One XLA CPU option
-is set at import (see ``_xla_cpu_defaults``), and the forward programs jaxmbd compiles carry one
+is set at import (see ``jaxmbd._xla``), and the forward programs jaxmbd compiles carry one
 compiler option (``FORWARD_JIT_OPTIONS``, see ``jaxmbd._xla``), unless ``JAXMBD_XLA_DEFAULTS=0``.
 """
 
 import os as _os
 
 import jax as _jax
-import jaxlib as _jaxlib
 
+from ._xla import set_xla_flags as _set_xla_flags
 
-def _xla_cpu_defaults():
-    """XLA's CPU compiler (jaxlib 0.10) hands some reductions and small matrix products to the YNNPACK
-    library; on the 6x6 and 13x13 arrays of multibody dynamics those kernels cost 5-20x XLA's own
-    (BENCHMARKS.md, "XLA flags").  Switched off here, before JAX starts its CPU backend, unless
-    XLA_FLAGS already names the option or ``JAXMBD_XLA_DEFAULTS=0``.  Applied only to the jaxlib
-    versions it was measured on (an unknown flag is fatal to XLA)."""
-    flags = _os.environ.get("XLA_FLAGS", "")
-    version = tuple(int(x) for x in _jaxlib.__version__.split(".")[:2] if x.isdigit())
-    if _os.environ.get("JAXMBD_XLA_DEFAULTS", "1") == "0" or not (0, 10) <= version < (0, 11):
-        return
-    if "xla_cpu_experimental_ynn_fusion_type" not in flags:
-        _os.environ["XLA_FLAGS"] = (flags + " --xla_cpu_experimental_ynn_fusion_type=").strip()
-
-
-_xla_cpu_defaults()
+_set_xla_flags()  # before JAX starts its CPU backend
 
 if _os.environ.get("JAXMBD_X64", "1") != "0":
     _jax.config.update("jax_enable_x64", True)
@@ -33,7 +19,7 @@ if _os.environ.get("JAXMBD_X64", "1") != "0":
 __version__ = "0.1.0"
 
 from . import spatial, joints, hydro
-from ._xla import FORWARD_JIT_OPTIONS, forward_jit
+from ._xla import FORWARD_JIT_OPTIONS
 from .joints import ModelError, Fixed, Revolute, Prismatic, Cylindrical, Universal, Spherical, Free
 from .model import Body, Placement, Model, ModelBuilder, load_urdf
 from .kinematics import forward_kinematics, body_twists, body_jacobian, point_position, point_velocity

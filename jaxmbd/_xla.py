@@ -1,7 +1,14 @@
-"""XLA compiler options for the programs jaxmbd compiles itself.
+"""XLA options jaxmbd sets: one XLA_FLAGS entry at import, and compiler options for the programs it
+compiles itself.  Both only for the jaxlib versions they were measured on (an unknown option is an
+error to XLA), and neither where ``JAXMBD_XLA_DEFAULTS=0``.
 
-XLA:CPU runs a compiled program as a sequence of kernels ("thunks"); independent kernels may run
-concurrently on its thread pool.  Its default instruction schedule is the concurrency-optimised one,
+At import (:func:`set_xla_flags`): XLA's CPU compiler (jaxlib 0.10) hands some reductions and small
+matrix products to the YNNPACK library; on the 6x6 and 13x13 arrays of multibody dynamics those
+kernels cost 5-20x XLA's own (BENCHMARKS.md).  ``--xla_cpu_experimental_ynn_fusion_type=`` switches
+them off, unless XLA_FLAGS already names the option.
+
+Per program (``FORWARD_JIT_OPTIONS``): XLA:CPU runs a compiled program as a sequence of kernels
+("thunks"); independent kernels may run concurrently on its thread pool.  Its default instruction schedule is the concurrency-optimised one,
 which keeps independent kernels apart so that they can overlap.  A forward simulation is a loop of
 hundreds of tiny kernels per right-hand side (6x6 spatial algebra), where handing kernels between
 threads costs more than it saves: with the memory-optimised schedule, one crane8 forward-dynamics
@@ -11,8 +18,7 @@ realisations of the crane vessel about 25 % slower), and so does a reverse-mode 
 option is set per program, on the single-trajectory forward programs (``simulate`` of one
 realisation, ``forward_dynamics_jit``, the scenario segments), not in XLA_FLAGS.
 
-``FORWARD_JIT_OPTIONS`` is the ``compiler_options`` dict for ``jax.jit``; empty where it was not
-measured (jaxlib other than 0.10) or where ``JAXMBD_XLA_DEFAULTS=0``.
+``FORWARD_JIT_OPTIONS`` is the ``compiler_options`` dict for ``jax.jit`` (empty where not applied).
 """
 
 from __future__ import annotations
@@ -27,14 +33,19 @@ import jaxlib
 _MEASURED = ((0, 10), (0, 11))  # jaxlib versions, [from, to): an unknown option is an error at compile
 
 
-def _forward_options() -> dict:
+def _applies() -> bool:
     version = tuple(int(x) for x in jaxlib.__version__.split(".")[:2] if x.isdigit())
-    if os.environ.get("JAXMBD_XLA_DEFAULTS", "1") == "0" or not _MEASURED[0] <= version < _MEASURED[1]:
-        return {}
-    return {"xla_cpu_scheduler_type": "CPU_SCHEDULER_TYPE_MEMORY_OPTIMIZED"}
+    return os.environ.get("JAXMBD_XLA_DEFAULTS", "1") != "0" and _MEASURED[0] <= version < _MEASURED[1]
 
 
-FORWARD_JIT_OPTIONS = _forward_options()
+def set_xla_flags():
+    """Add the YNN option to XLA_FLAGS (called by ``import jaxmbd``, before the CPU backend starts)."""
+    flags = os.environ.get("XLA_FLAGS", "")
+    if _applies() and "xla_cpu_experimental_ynn_fusion_type" not in flags:
+        os.environ["XLA_FLAGS"] = (flags + " --xla_cpu_experimental_ynn_fusion_type=").strip()
+
+
+FORWARD_JIT_OPTIONS = {"xla_cpu_scheduler_type": "CPU_SCHEDULER_TYPE_MEMORY_OPTIMIZED"} if _applies() else {}
 
 
 def _top_level_on_cpu() -> bool:
