@@ -311,8 +311,9 @@ def write_report(path: Path, info, results, fusion, cpp_status, args, notes_path
         segs = dynamics._segments(models()[name])
         runs = [e - s for s, e in segs if e - s > 1]
         paths.append(f"{name} " + (f"scans {'+'.join(map(str, runs))} of its bodies" if runs else "is unrolled"))
-    L.append(f"\nABA path: serial runs of at least {dynamics.SCAN_MIN_RUN} one-DOF joints are walked with `lax.scan`, "
-             "shorter trees are unrolled body by body; here " + ", ".join(paths) + ". *mj* includes copying the state into MjData from Python; "
+    L.append(f"\nABA path: serial runs of at least {dynamics.SCAN_MIN_RUN} one-DOF joints are written in one frame (placements, twists and bias forces "
+             "batched, the articulated-inertia and acceleration recursions as `lax.scan`s; NOTES, \"Deep chains\"), "
+             "shorter trees are unrolled body by body in body frames; here " + ", ".join(paths) + ". *mj* includes copying the state into MjData from Python; "
              "mj_forward alone, called repeatedly on one state from Python: "
              + ", ".join(f"{n} {us(r.get('mj_fwd_only'))}" for n, r in results.items()) + " µs.")
     L.append("\n### Compile time (s): trace + lower + compile, jax AOT API\n")
