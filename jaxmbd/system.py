@@ -327,21 +327,33 @@ class System(eqx.Module):
             off += k
         return vdot, zdot
 
-    def outputs(self, t, y, forcing=None) -> dict:
-        """Named outputs of every element at one state (e.g. ``rope/tension``)."""
+    def output_groups(self) -> tuple:
+        """The groups :meth:`outputs` computes: each force element's name, and ``"joint"`` for the
+        reported joint wrenches."""
+        return tuple(f.name for f in self.forces) + (("joint",) if self.report_joints else ())
+
+    def outputs(self, t, y, forcing=None, only=None) -> dict:
+        """Named outputs of every element at one state (e.g. ``rope/tension``).
+
+        ``only``: the groups to compute (see :meth:`output_groups`); None: all of them."""
         waves, prepared, params = forcing if forcing is not None else (None, None, None)
         q, v, z = y
         q = self.model.normalise(q)
-        ctx = self.context(t, q, v, waves, params, prepared)
+        joints = bool(self.report_joints) and (only is None or "joint" in only)
+        if joints:  # the loads' context serves the elements' outputs too (traced once)
+            f_ext, tau, zdot, ctx = self.loads(t, q, v, z, forcing)
+        else:
+            ctx = self.context(t, q, v, waves, params, prepared)
         out = {}
         for f, s in zip(self.forces, self.state_slices()):
+            if only is not None and f.name not in only:
+                continue
             for k, val in f.outputs(ctx, z[s]).items():
                 out[f"{f.name}/{k}"] = val
-        if self.report_joints:
+        if joints:
             from .dynamics import joint_wrenches
 
-            f_ext, tau, zdot, lctx = self.loads(t, q, v, z, forcing)
-            vdot, _ = self._accelerations(lctx, z, f_ext, tau, zdot)
+            vdot, _ = self._accelerations(ctx, z, f_ext, tau, zdot)
             W = joint_wrenches(self.model, q, v, vdot, f_ext, self.extra_inertia())
             for name in self.report_joints:
                 out[f"joint/{name}/wrench"] = W[self.model.index(name)]

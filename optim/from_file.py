@@ -281,7 +281,7 @@ class _Runs:
             y0 = prob.initial_state(system)
 
             def one(k):
-                outs = prob.run_one(system, y0, k)
+                outs = prob.run_one(system, y0, k, lazy=True)
                 return {n: outs[n] for n in self.names}
 
             sig = jax.tree_util.tree_map(lambda x: x[None], one(None)) if keys is None else jax.vmap(one)(keys)

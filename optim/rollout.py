@@ -8,6 +8,7 @@ so reverse mode stores one state per save and recomputes each window).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any, Callable
 
 import jax
@@ -19,16 +20,55 @@ from jaxmbd.simulate import Integrator, solve
 from . import objectives as obj
 
 
-def outputs_of(system, ts, ys, waves=None, params=None) -> dict:
-    """Named outputs at every saved state (``system.outputs`` vmapped over time)."""
+def outputs_of(system, ts, ys, waves=None, params=None, *, lazy: bool = False):
+    """Named outputs at every saved state (``system.outputs`` vmapped over time).
+
+    ``lazy``: a :class:`LazyOutputs` mapping instead of a dict, which computes each group of outputs
+    (one force element's, or the joint wrenches) when it is first read: an objective then traces and
+    differentiates only the outputs it uses (for the tuning study's objective, a third less tracing
+    and compile time).  It lives inside one trace: read it in the function that made it."""
     forcing = (waves, system.prepare(waves), params)
+    if lazy:
+        return LazyOutputs(system, ts, ys, forcing)
     return jax.vmap(lambda t, q, v, z: system.outputs(t, (q, v, z), forcing))(jnp.asarray(ts), *ys)
 
 
-def rollout(system, y0, ts, *, integrator: Integrator, waves=None, params=None) -> dict:
-    """Solve and return the outputs dict (n_t leading axis); pure and differentiable."""
+class LazyOutputs(Mapping):
+    """The outputs of a run as a read-only mapping, each group computed on first use (see
+    :func:`outputs_of`); iterating over it or asking its length computes all of them."""
+
+    def __init__(self, system, ts, ys, forcing):
+        self._system, self._ts, self._ys, self._forcing = system, jnp.asarray(ts), ys, forcing
+        self._groups = system.output_groups()
+        self._values: dict = {}
+        self.computed: set = set()
+
+    def _compute(self, groups):
+        groups = [g for g in groups if g not in self.computed]
+        if groups:
+            sys_, forcing = self._system, self._forcing
+            self._values.update(jax.vmap(lambda t, q, v, z: sys_.outputs(t, (q, v, z), forcing, only=groups))(self._ts, *self._ys))
+            self.computed.update(groups)
+
+    def __getitem__(self, key):
+        if key not in self._values:
+            self._compute([g for g in self._groups if isinstance(key, str) and key.startswith(g + "/")])
+        return self._values[key]
+
+    def __iter__(self):
+        self._compute(self._groups)
+        return iter(self._values)
+
+    def __len__(self):
+        self._compute(self._groups)
+        return len(self._values)
+
+
+def rollout(system, y0, ts, *, integrator: Integrator, waves=None, params=None, lazy: bool = False):
+    """Solve and return the outputs dict (n_t leading axis); pure and differentiable.
+    ``lazy``: a :class:`LazyOutputs` instead (see :func:`outputs_of`)."""
     ys, _ = solve(system, y0, ts, integrator=integrator, waves=waves, params=params)
-    return outputs_of(system, ts, ys, waves, params)
+    return outputs_of(system, ts, ys, waves, params, lazy=lazy)
 
 
 def equilibrate(system, q_guess, *, free=None, n_newton: int = 3, params=None):
@@ -113,11 +153,12 @@ class Problem:
         mask = 1.0 if self.equilibrium_free is None else jnp.asarray(self.equilibrium_free, dtype=vdot.dtype)
         return jnp.max(jnp.abs(vdot * mask))
 
-    def run_one(self, system, y0, key):
+    def run_one(self, system, y0, key, *, lazy: bool = False):
+        """The outputs of one run (a dict; ``lazy``: a :class:`LazyOutputs` for an objective to read)."""
         waves = None
         if system.waves is not None:
             waves = system.waves.realise(key) if key is not None else system.waves.realise(jax.random.key(0))
-        return rollout(system, y0, self.ts, integrator=self.integrator, waves=waves, params=self.params)
+        return rollout(system, y0, self.ts, integrator=self.integrator, waves=waves, params=self.params, lazy=lazy)
 
     def per_realisation(self, u, keys=None):
         """Objective value of every realisation (n_keys,) at u."""
@@ -125,8 +166,8 @@ class Problem:
         y0 = self.initial_state(system)
         keys = self.keys if keys is None else keys
         if keys is None:
-            return self.objective(self.run_one(system, y0, None))[None]
-        return jax.vmap(lambda k: self.objective(self.run_one(system, y0, k)))(keys)
+            return self.objective(self.run_one(system, y0, None, lazy=True))[None]
+        return jax.vmap(lambda k: self.objective(self.run_one(system, y0, k, lazy=True)))(keys)
 
     def loss(self, u, keys=None):
         return obj.aggregate(self.per_realisation(u, keys), self.aggregate)

@@ -21,7 +21,7 @@ import optim  # noqa: E402
 from optim import objectives as obj  # noqa: E402
 from optim.examples import small_crane_vessel  # noqa: E402
 from jaxmbd.hydro import RegularWave, SeaState  # noqa: E402
-from jaxmbd.simulate import Integrator  # noqa: E402
+from jaxmbd.simulate import Integrator, solve  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -146,3 +146,35 @@ def test_crane_vessel_tuning_study_smoke(tmp_path):
     assert np.isfinite(rep["held_out_objective_after"]) and rep["n_iterations"] == 1
     assert json.loads((tmp_path / "cv_report.json").read_text())["parameters_after"].keys() == {"mc_kp", "mc_kd", "hook_damping"}
     assert (tmp_path / "cv_timeseries.png").stat().st_size > 0
+
+
+def _lazy_outputs_case():
+    sea = SeaState(regular=RegularWave(2.0, 8.0, np.deg2rad(60.0)))
+    system, qg = small_crane_vessel(sea)
+    v = jnp.zeros(system.model.nv)
+    y0 = (qg, v, system.initial_states(qg, v))
+    ts = optim.time_grid(1.0, 0.1, 0.05)
+    waves = system.waves.realise(jax.random.key(0))
+    ys, _ = solve(system, y0, ts, integrator=Integrator("heun", dt=0.05), waves=waves)
+    return system, waves, ts, ys
+
+
+def test_lazy_outputs_compute_only_what_is_read():
+    """``outputs_of(..., lazy=True)``: a key of one group computes that group alone, the values equal
+    the full dict's exactly (same arithmetic), iteration computes every group, and a missing key is a
+    KeyError naming it."""
+    system, waves, ts, ys = _lazy_outputs_case()
+    full = optim.outputs_of(system, ts, ys, waves)
+    lazy = optim.outputs_of(system, ts, ys, waves, lazy=True)
+    groups = system.output_groups()
+    assert "joint" in groups and len(groups) >= 3
+    one = next(k for k in full if not k.startswith("joint/"))
+    np.testing.assert_array_equal(lazy[one], full[one])
+    assert lazy.computed == {one.split("/")[0]}
+    w = next(k for k in full if k.startswith("joint/"))
+    np.testing.assert_array_equal(lazy[w], full[w])
+    assert "joint" in lazy.computed
+    assert sorted(lazy) == sorted(full) and lazy.computed == set(groups)
+    assert "nope/x" not in lazy
+    with pytest.raises(KeyError, match="nope"):
+        lazy["nope/x"]

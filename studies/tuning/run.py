@@ -58,7 +58,7 @@ def base_problem(duration, n_train, n_test, seed=0):
 def referenced(prob, terms_unit, keys):
     """Mean of each unit-scaled term over the training realisations at the initial parameters."""
     p = dataclasses.replace(prob, objective=lambda o: jnp.stack([t(o) for t in terms_unit]))
-    vals = jax.jit(lambda u: jax.vmap(lambda k: p.objective(p.run_one(p.system_at(u), p.initial_state(p.system_at(u)), k)))(keys))(p.parameters.u0())
+    vals = jax.jit(lambda u: jax.vmap(lambda k: p.objective(p.run_one(p.system_at(u), p.initial_state(p.system_at(u)), k, lazy=True)))(keys))(p.parameters.u0())
     return np.asarray(vals).mean(axis=0)
 
 
@@ -125,8 +125,11 @@ def finish(prob, res, train, test, terms, term_names, out, tag, extras=None, *, 
     u0, u1 = prob.parameters.u0(), jnp.asarray(res.u)
     extras = dict(extras or {})
     fns = list(terms) + list(extras.values())
-    per_terms = jax.jit(lambda u: jax.vmap(
-        lambda k: jnp.stack([t(prob.run_one(prob.system_at(u), prob.initial_state(prob.system_at(u)), k)) for t in fns]))(test))
+    def terms_of_run(u, k):
+        o = prob.run_one(prob.system_at(u), prob.initial_state(prob.system_at(u)), k, lazy=True)
+        return jnp.stack([t(o) for t in fns])
+
+    per_terms = jax.jit(lambda u: jax.vmap(lambda k: terms_of_run(u, k))(test))
     before_all, after_all = np.asarray(per_terms(u0)), np.asarray(per_terms(u1))
     before, after = before_all[:, :len(terms)], after_all[:, :len(terms)]
     tot_b, tot_a = before.sum(1), after.sum(1)
