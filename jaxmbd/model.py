@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import xml.etree.ElementTree as ET
-from pathlib import Path
 from typing import Sequence
 
 import equinox as eqx

@@ -614,7 +614,7 @@ class Scenario(eqx.Module):
                 msg = (f"scenario {self.name!r}: phase {k} ({p.name!r}) hit its time limit at t = {t_e:.6g} s: {detail}")
                 if p.on_time_limit == "stop":
                     rest = [q.name for q in self.phases[k + 1:]]
-                    msg += f"; the run stops here" + (f" (phases not run: {rest})" if rest else "")
+                    msg += "; the run stops here" + (f" (phases not run: {rest})" if rest else "")
                     warnings.warn(msg, ScenarioTimeLimit, stacklevel=2)
                     break
                 warnings.warn(msg + "; going on (on_time_limit = 'continue')", ScenarioTimeLimit, stacklevel=2)

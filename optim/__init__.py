@@ -12,12 +12,12 @@ import jaxmbd  # noqa: F401  (float64 on import)
 from . import objectives
 from .gradcheck import check_gradients, gradient_cost, peak_memory
 from .params import Parameter, ParameterSet, get_leaf, set_leaf
-from .rollout import Problem, equilibrate, outputs_of, rollout, time_grid
+from .rollout import LazyOutputs, Problem, equilibrate, outputs_of, rollout, time_grid
 from .tuning import TuneResult, tune, value_and_grad
 from .from_file import tune_from_file
 
 __all__ = [
-    "objectives", "Parameter", "ParameterSet", "get_leaf", "set_leaf", "Problem", "equilibrate", "outputs_of",
+    "objectives", "Parameter", "ParameterSet", "get_leaf", "set_leaf", "Problem", "equilibrate", "outputs_of", "LazyOutputs",
     "rollout", "time_grid", "TuneResult", "tune", "value_and_grad", "check_gradients", "gradient_cost",
     "peak_memory", "tune_from_file",
 ]

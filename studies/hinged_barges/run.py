@@ -18,7 +18,6 @@ chain ("head seas": the crests are parallel to the hinge axes).  Deep water.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 

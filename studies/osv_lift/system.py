@@ -39,8 +39,6 @@ Model (SI units; world z up, x forward, y to port; waves travel towards β = hea
 
 from __future__ import annotations
 
-import equinox as eqx
-import jax
 import jax.numpy as jnp
 import numpy as np
 
