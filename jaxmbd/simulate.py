@@ -64,13 +64,16 @@ def _tableau(method: str):
     return np.asarray(tab.c)[: n - 1], tuple(np.asarray(x) for x in tab.a_lower[: n - 1]), b[:n]
 
 
-def _rk_step(f, t, y, dt, tableau):
+def _rk_step(f, t, y, dt, tableau, aux=None):
     """One explicit Runge-Kutta step, its stages in a ``lax.scan``.
 
     The stage loop is a scan over a buffer of stage derivatives (row i of the
     Butcher matrix picks the earlier ones), so the right-hand side is traced
     and compiled once, not once per stage: a third of the compile time of an
     unrolled RK4 for the same arithmetic.
+
+    ``aux``: a pytree of zeros shaped like the second output of ``f``, which then returns
+    (dy/dt, aux); the step returns (y_next, (dy/dt, aux) of the first stage, at (t, y)).
     """
     c, a_lower, b = tableau
     s = len(b)
@@ -87,22 +90,34 @@ def _rk_step(f, t, y, dt, tableau):
         parts = jnp.split(v, splits)
         return jax.tree_util.tree_unflatten(treedef, [p.reshape(x.shape) for p, x in zip(parts, leaves)])
 
-    def stage(K, inputs):
+    def stage(carry, inputs):
+        K, first = carry
         i, a_row, ci = inputs
         yi = flat + dt * (a_row @ K)
-        k = jnp.concatenate([jnp.ravel(x) for x in jax.tree_util.tree_leaves(f(t + ci * dt, unflat(yi)))])
-        return K.at[i].set(k), None
+        out = f(t + ci * dt, unflat(yi))
+        if aux is not None:
+            out, extra = out
+            first = jax.tree_util.tree_map(lambda new, old: jnp.where(i == 0, new, old), extra, first)
+        k = jnp.concatenate([jnp.ravel(x) for x in jax.tree_util.tree_leaves(out)])
+        return (K.at[i].set(k), first), None
 
     K0 = jnp.zeros((s, flat.size), dtype=flat.dtype)
-    K, _ = jax.lax.scan(stage, K0, (jnp.arange(s), jnp.asarray(A, dtype=flat.dtype), jnp.asarray(cs, dtype=flat.dtype)))
-    return unflat(flat + dt * (jnp.asarray(b, dtype=flat.dtype) @ K))
+    xs = (jnp.arange(s), jnp.asarray(A, dtype=flat.dtype), jnp.asarray(cs, dtype=flat.dtype))
+    (K, first), _ = jax.lax.scan(stage, (K0, aux), xs)
+    y_next = unflat(flat + dt * (jnp.asarray(b, dtype=flat.dtype) @ K))
+    return y_next if aux is None else (y_next, (unflat(K[0]), first))
 
 
-def _fixed_step_solve(system, y0, t0, dt, n_windows, steps_per_window, forcing, method):
+def _fixed_step_solve(system, y0, t0, dt, n_windows, steps_per_window, forcing, method, dynamics=False):
     """Fixed-step explicit Runge-Kutta in nested ``lax.scan``s: the outer scan saves one state per
     window and is ``jax.checkpoint``-ed, so reverse mode stores only the saved states and recomputes
     each window's steps (memory O(saves + steps per window)); each right-hand side is checkpointed
-    as well (below)."""
+    as well (below).
+
+    ``dynamics``: also return, at every save, the right-hand side there and the external wrenches
+    (``(dy/dt, f_ext)``, what joint-wrench outputs need), taken from the first stage of the step
+    that starts at the save; after the last save one more window runs with a zero step (its
+    stages all evaluate the final state), so no second call site of the right-hand side is compiled."""
     tableau = _tableau(method)
     model = system.model
     c = tableau[0]
@@ -110,7 +125,7 @@ def _fixed_step_solve(system, y0, t0, dt, n_windows, steps_per_window, forcing, 
         # every evaluation time lies on the grid t0 + k dt/2 (RK4, midpoint, Euler): forcing that
         # depends on time only (wave excitation) is tabulated once per run instead of per evaluation
         waves, prepared, params = forcing
-        prepared = system.tabulate(prepared, t0, 0.5 * dt, 2 * n_windows * steps_per_window)
+        prepared = system.tabulate(prepared, t0, 0.5 * dt, 2 * n_windows * steps_per_window)  # t0 .. t_end
         forcing = (waves, prepared, params)
 
     # Each right-hand side is checkpointed too: reverse mode keeps only its inputs (one state per
@@ -120,20 +135,47 @@ def _fixed_step_solve(system, y0, t0, dt, n_windows, steps_per_window, forcing, 
     # forward pass anyway, and the optimisation barrier that prevents it costs time.
     @functools.partial(jax.checkpoint, prevent_cse=False)
     def f(t, y):
+        if dynamics:
+            dy, f_ext = system.rhs_and_loads(t, y, forcing)
+            return dy, f_ext
         return system.rhs(t, y, forcing)
 
-    def window(y, k):
-        def inner(y, j):
-            t = t0 + (k * steps_per_window + j) * dt
-            yn = _rk_step(f, t, y, dt, tableau)
+    if not dynamics:
+        def window(y, k):
+            def inner(y, j):
+                t = t0 + (k * steps_per_window + j) * dt
+                yn = _rk_step(f, t, y, dt, tableau)
+                q, v, z = yn
+                return (model.normalise(q), v, z), None
+
+            y, _ = jax.lax.scan(inner, y, jnp.arange(steps_per_window))
+            return y, y
+
+        _, ys = jax.lax.scan(jax.checkpoint(window), y0, jnp.arange(n_windows))
+        return jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a[None], b]), y0, ys)
+
+    aux0 = jax.tree_util.tree_map(lambda x: jnp.zeros(x.shape, x.dtype),
+                                  jax.eval_shape(lambda t, y: f(t, y)[1], t0, y0))
+
+    def window_d(y, ks):
+        k, on = ks  # on = 0 in the closing window: zero steps, every stage at the final state
+
+        def inner(carry, j):
+            y, d = carry
+            t = t0 + (k * steps_per_window + j * on) * dt
+            yn, dj = _rk_step(f, t, y, dt * on, tableau, aux0)
             q, v, z = yn
-            return (model.normalise(q), v, z), None
+            d = jax.tree_util.tree_map(lambda new, old: jnp.where(j == 0, new, old), dj, d)
+            return ((model.normalise(q), v, z), d), None
 
-        y, _ = jax.lax.scan(inner, y, jnp.arange(steps_per_window))
-        return y, y
+        d0 = (jax.tree_util.tree_map(jnp.zeros_like, y), aux0)
+        (y_end, d), _ = jax.lax.scan(inner, (y, d0), jnp.arange(steps_per_window))
+        return y_end, (y_end, d)
 
-    _, ys = jax.lax.scan(jax.checkpoint(window), y0, jnp.arange(n_windows))
-    return jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a[None], b]), y0, ys)
+    ks = (jnp.arange(n_windows + 1), jnp.concatenate([jnp.ones(n_windows), jnp.zeros(1)]).astype(jnp.result_type(dt, float)))
+    _, (ys, ds) = jax.lax.scan(jax.checkpoint(window_d), y0, ks)
+    ys = jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a[None], b[:-1]]), y0, ys)
+    return ys, ds
 
 
 @dataclasses.dataclass(frozen=True)
@@ -175,7 +217,8 @@ class Integrator:
         return 100_000
 
 
-def solve(system: System, y0, ts, *, integrator: Integrator = Integrator(), waves=None, params=None):
+def solve(system: System, y0, ts, *, integrator: Integrator = Integrator(), waves=None, params=None,
+          dynamics: bool = False):
     """Integrate ``system`` from ``y0 = (q, v, z)``; return the states at ``ts`` and whether the solver succeeded.
 
     ``ts`` (save times) must be concrete (a numpy array or a tuple); under ``jax.jit`` pass it
@@ -183,6 +226,10 @@ def solve(system: System, y0, ts, *, integrator: Integrator = Integrator(), wave
 
     Pure and differentiable (reverse mode through diffrax's recursive
     checkpointing with ``integrator.checkpoints`` checkpoints).
+
+    ``dynamics``: return ``(ys, ok, ds)`` with ``ds = (dy/dt, f_ext)`` at every save, from the
+    solver's own evaluations (fixed steps; None on the adaptive path), for
+    ``System.outputs(..., dynamics=...)``.
     """
     try:
         duration = float(ts[-1] - ts[0])
@@ -198,7 +245,10 @@ def solve(system: System, y0, ts, *, integrator: Integrator = Integrator(), wave
             )
         forcing = (waves, system.prepare(waves), params)
         ys = _fixed_step_solve(system, y0, ts_np[0], integrator.dt, ts_np.size - 1, int(round(per)), forcing,
-                               integrator.method)
+                               integrator.method, dynamics)
+        if dynamics:
+            ys, ds = ys
+            return ys, jnp.asarray(True), ds
         return ys, jnp.asarray(True)
     max_steps = integrator.steps_for(duration)
     ts = jnp.asarray(ts)
@@ -207,6 +257,8 @@ def solve(system: System, y0, ts, *, integrator: Integrator = Integrator(), wave
         # diffrax's dtype check flags as "complex support is a work in progress"
         warnings.filterwarnings("ignore", message="Complex dtype support in Diffrax")
         sol = _diffrax_solve(system, integrator, ts, y0, waves, params, max_steps)
+    if dynamics:
+        return sol.ys, sol.result == diffrax.RESULTS.successful, None
     return sol.ys, sol.result == diffrax.RESULTS.successful
 
 

@@ -256,11 +256,15 @@ class System(eqx.Module):
         mass), by the composite-rigid-body mass matrix with the coupling added
         through the body Jacobians and a Cholesky solve.
         """
+        return self.rhs_and_loads(t, y, forcing)[0]
+
+    def rhs_and_loads(self, t, y, forcing=None):
+        """(dy/dt, f_ext): :meth:`rhs` and the summed external wrenches on the bodies (n, 6) it used."""
         q, v, z = y
         q = self.model.normalise(q)
         f_ext, tau, zdot, ctx = self.loads(t, q, v, z, forcing)
         vdot, zdot = self._accelerations(ctx, z, f_ext, tau, zdot)
-        return self.model.qdot(q, v), vdot, zdot
+        return (self.model.qdot(q, v), vdot, zdot), f_ext
 
     def _accelerations(self, ctx, z, f_ext, tau, zdot):
         """(v̇, ż) from the summed loads: ABA, or the mass-matrix routes (flexible bodies, coupled inertia)."""
@@ -332,16 +336,22 @@ class System(eqx.Module):
         reported joint wrenches."""
         return tuple(f.name for f in self.forces) + (("joint",) if self.report_joints else ())
 
-    def outputs(self, t, y, forcing=None, only=None) -> dict:
+    def outputs(self, t, y, forcing=None, only=None, dynamics=None) -> dict:
         """Named outputs of every element at one state (e.g. ``rope/tension``).
 
-        ``only``: the groups to compute (see :meth:`output_groups`); None: all of them."""
+        ``only``: the groups to compute (see :meth:`output_groups`); None: all of them.
+        ``dynamics``: ``(dy/dt, f_ext)`` at this state, as :meth:`rhs_and_loads` gives (a solver
+        that evaluated them already); the joint wrenches then need no second evaluation."""
         waves, prepared, params = forcing if forcing is not None else (None, None, None)
         q, v, z = y
         q = self.model.normalise(q)
         joints = bool(self.report_joints) and (only is None or "joint" in only)
-        if joints:  # the loads' context serves the elements' outputs too (traced once)
+        if joints and dynamics is not None:
+            (_, vdot, _), f_ext = dynamics
+            ctx = self.context(t, q, v, waves, params, prepared)
+        elif joints:  # the loads' context serves the elements' outputs too (traced once)
             f_ext, tau, zdot, ctx = self.loads(t, q, v, z, forcing)
+            vdot, _ = self._accelerations(ctx, z, f_ext, tau, zdot)
         else:
             ctx = self.context(t, q, v, waves, params, prepared)
         out = {}
@@ -353,7 +363,6 @@ class System(eqx.Module):
         if joints:
             from .dynamics import joint_wrenches
 
-            vdot, _ = self._accelerations(ctx, z, f_ext, tau, zdot)
             W = joint_wrenches(self.model, q, v, vdot, f_ext, self.extra_inertia())
             for name in self.report_joints:
                 out[f"joint/{name}/wrench"] = W[self.model.index(name)]

@@ -20,8 +20,11 @@ from jaxmbd.simulate import Integrator, solve
 from . import objectives as obj
 
 
-def outputs_of(system, ts, ys, waves=None, params=None, *, lazy: bool = False):
+def outputs_of(system, ts, ys, waves=None, params=None, *, lazy: bool = False, dynamics=None):
     """Named outputs at every saved state (``system.outputs`` vmapped over time).
+
+    ``dynamics``: the solver's ``(dy/dt, f_ext)`` at the saves (``solve(..., dynamics=True)``), which
+    the joint wrenches then use instead of evaluating the right-hand side again.
 
     ``lazy``: a :class:`LazyOutputs` mapping instead of a dict, which computes each group of outputs
     (one force element's, or the joint wrenches) when it is first read: an objective then traces and
@@ -29,16 +32,17 @@ def outputs_of(system, ts, ys, waves=None, params=None, *, lazy: bool = False):
     and compile time).  It lives inside one trace: read it in the function that made it."""
     forcing = (waves, system.prepare(waves), params)
     if lazy:
-        return LazyOutputs(system, ts, ys, forcing)
-    return jax.vmap(lambda t, q, v, z: system.outputs(t, (q, v, z), forcing))(jnp.asarray(ts), *ys)
+        return LazyOutputs(system, ts, ys, forcing, dynamics)
+    return jax.vmap(lambda t, y, d: system.outputs(t, y, forcing, dynamics=d))(jnp.asarray(ts), tuple(ys), dynamics)
 
 
 class LazyOutputs(Mapping):
     """The outputs of a run as a read-only mapping, each group computed on first use (see
     :func:`outputs_of`); iterating over it or asking its length computes all of them."""
 
-    def __init__(self, system, ts, ys, forcing):
-        self._system, self._ts, self._ys, self._forcing = system, jnp.asarray(ts), ys, forcing
+    def __init__(self, system, ts, ys, forcing, dynamics=None):
+        self._system, self._ts, self._ys, self._forcing = system, jnp.asarray(ts), tuple(ys), forcing
+        self._dynamics = dynamics
         self._groups = system.output_groups()
         self._values: dict = {}
         self.computed: set = set()
@@ -47,7 +51,8 @@ class LazyOutputs(Mapping):
         groups = [g for g in groups if g not in self.computed]
         if groups:
             sys_, forcing = self._system, self._forcing
-            self._values.update(jax.vmap(lambda t, q, v, z: sys_.outputs(t, (q, v, z), forcing, only=groups))(self._ts, *self._ys))
+            self._values.update(jax.vmap(lambda t, y, d: sys_.outputs(t, y, forcing, only=groups, dynamics=d))(
+                self._ts, self._ys, self._dynamics))
             self.computed.update(groups)
 
     def __getitem__(self, key):
@@ -67,8 +72,8 @@ class LazyOutputs(Mapping):
 def rollout(system, y0, ts, *, integrator: Integrator, waves=None, params=None, lazy: bool = False):
     """Solve and return the outputs dict (n_t leading axis); pure and differentiable.
     ``lazy``: a :class:`LazyOutputs` instead (see :func:`outputs_of`)."""
-    ys, _ = solve(system, y0, ts, integrator=integrator, waves=waves, params=params)
-    return outputs_of(system, ts, ys, waves, params, lazy=lazy)
+    ys, _, ds = solve(system, y0, ts, integrator=integrator, waves=waves, params=params, dynamics=True)
+    return outputs_of(system, ts, ys, waves, params, lazy=lazy, dynamics=ds)
 
 
 def equilibrate(system, q_guess, *, free=None, n_newton: int = 3, params=None):
