@@ -395,10 +395,11 @@ def simulate(
     integrator = dataclasses.replace(integrator, max_steps=integrator.steps_for(duration))
     if n_realisations is None:
         waves = system.waves.realise(key) if (system.waves is not None and key is not None) else None
-        ys, code = _solve_jit(system, y0, tuple(map(float, ts)), integrator=integrator, waves=waves, params=params)
+        ys, code, ds = _solve_jit(system, y0, tuple(map(float, ts)), integrator=integrator, waves=waves, params=params,
+                                  dynamics=True)
         ys = jax.tree_util.tree_map(np.asarray, ys)
         _check_finite(system, np.asarray(ts), ys, code)
-        outs = _outputs(system, ts, ys, waves, params)
+        outs = _outputs(system, ts, ys, waves, params, ds)
         return Result(system, np.asarray(ts), ys[0], ys[1], ys[2], outs, batched=False)
     if key is None:
         raise ValueError("n_realisations needs a PRNG key, e.g. key=jax.random.key(0)")
@@ -444,8 +445,8 @@ _solve_jit = forward_jit(solve)
 def _solve_batch_fn(system, y0, ts, keys, *, integrator, params):
     def one(key):
         waves = system.waves.realise(key) if system.waves is not None else None
-        ys, code = solve(system, y0, ts, integrator=integrator, waves=waves, params=params)
-        return ys, code, _outputs_jax(system, jnp.asarray(ts), ys, waves, params)
+        ys, code, ds = solve(system, y0, ts, integrator=integrator, waves=waves, params=params, dynamics=True)
+        return ys, code, _outputs_jax(system, jnp.asarray(ts), ys, waves, params, ds)
 
     return jax.vmap(one)(keys)
 
@@ -456,16 +457,17 @@ _solve_batch = eqx.filter_jit(_solve_batch_fn)
 _solve_batch_of_one = forward_jit(_solve_batch_fn)
 
 
-def _outputs_jax(system: System, ts, ys, waves, params):
+def _outputs_jax(system: System, ts, ys, waves, params, ds=None):
+    """Outputs at the saves; ``ds``: the solver's (dy/dt, f_ext) there (fixed steps), else None."""
     forcing = (waves, system.prepare(waves), params)
-    return jax.vmap(lambda t, q, v, z: system.outputs(t, (q, v, z), forcing))(ts, *ys)
+    return jax.vmap(lambda t, y, d: system.outputs(t, y, forcing, dynamics=d))(ts, tuple(ys), ds)
 
 
 _outputs_jit = eqx.filter_jit(_outputs_jax)
 
 
-def _outputs(system, ts, ys, waves, params):
-    outs = _outputs_jit(system, ts, ys, waves, params)
+def _outputs(system, ts, ys, waves, params, ds=None):
+    outs = _outputs_jit(system, ts, ys, waves, params, ds)
     return {k: np.asarray(v) for k, v in outs.items()}
 
 
