@@ -99,10 +99,10 @@ def batch_from_waves(system, q0, duration, waves):
     @jax.jit  # a batch: XLA's default schedule, as simulate compiles batches
     def run(waves):
         def one(w):
-            ys, _ = solve(system, y0, ts, integrator=integ, waves=w)
+            ys, _, ds = solve(system, y0, ts, integrator=integ, waves=w, dynamics=True)
             forcing = (w, system.prepare(w), None)
             t = jnp.asarray(ts, dtype=y0[0].dtype)
-            return jax.vmap(lambda t, q, v, z: system.outputs(t, (q, v, z), forcing))(t, *ys)
+            return jax.vmap(lambda t, y, d: system.outputs(t, y, forcing, dynamics=d))(t, tuple(ys), ds)
 
         return jax.vmap(one)(waves)
 

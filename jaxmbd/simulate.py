@@ -154,16 +154,18 @@ def _fixed_step_solve(system, y0, t0, dt, n_windows, steps_per_window, forcing, 
         _, ys = jax.lax.scan(jax.checkpoint(window), y0, jnp.arange(n_windows))
         return jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a[None], b]), y0, ys)
 
+    # shapes of f's second output; the time built as in the loop (weakly typed), so dtypes match it
     aux0 = jax.tree_util.tree_map(lambda x: jnp.zeros(x.shape, x.dtype),
-                                  jax.eval_shape(lambda t, y: f(t, y)[1], t0, y0))
+                                  jax.eval_shape(lambda k, y: f(t0 + k * dt, y)[1], jnp.zeros((), int), y0))
 
     def window_d(y, ks):
         k, on = ks  # on = 0 in the closing window: zero steps, every stage at the final state
+        h = jnp.where(on == 1, dt, 0.0)  # weakly typed, as dt: a float32 state stays float32
 
         def inner(carry, j):
             y, d = carry
             t = t0 + (k * steps_per_window + j * on) * dt
-            yn, dj = _rk_step(f, t, y, dt * on, tableau, aux0)
+            yn, dj = _rk_step(f, t, y, h, tableau, aux0)
             q, v, z = yn
             d = jax.tree_util.tree_map(lambda new, old: jnp.where(j == 0, new, old), dj, d)
             return ((model.normalise(q), v, z), d), None
@@ -172,7 +174,7 @@ def _fixed_step_solve(system, y0, t0, dt, n_windows, steps_per_window, forcing, 
         (y_end, d), _ = jax.lax.scan(inner, (y, d0), jnp.arange(steps_per_window))
         return y_end, (y_end, d)
 
-    ks = (jnp.arange(n_windows + 1), jnp.concatenate([jnp.ones(n_windows), jnp.zeros(1)]).astype(jnp.result_type(dt, float)))
+    ks = (jnp.arange(n_windows + 1), jnp.asarray([1] * n_windows + [0]))
     _, (ys, ds) = jax.lax.scan(jax.checkpoint(window_d), y0, ks)
     ys = jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a[None], b[:-1]]), y0, ys)
     return ys, ds

@@ -203,3 +203,31 @@ def test_outputs_from_the_solvers_derivatives():
         for k in fresh:
             scale = np.max(np.abs(fresh[k])) + 1e-30
             assert np.max(np.abs(np.asarray(reused[k]) - np.asarray(fresh[k]))) <= 1e-12 * scale, k
+
+
+def test_solver_derivatives_keep_float32():
+    """A float32 system integrated with ``dynamics=True`` stays float32 (states and derivatives), and its
+    outputs agree with float64 to 1e-3 of each output's range over a short run."""
+    def cast(x):
+        if isinstance(x, (jax.Array, np.ndarray)) and jnp.issubdtype(x.dtype, jnp.complexfloating):
+            return jnp.asarray(x, jnp.complex64)
+        if isinstance(x, (jax.Array, np.ndarray)) and jnp.issubdtype(x.dtype, jnp.floating):
+            return jnp.asarray(x, jnp.float32)
+        return x
+
+    sea = SeaState(regular=RegularWave(1.0, 8.0, 0.0))
+    system, qg = small_crane_vessel(sea)
+    ts = optim.time_grid(1.0, 0.2, 0.05)
+    out = {}
+    for name, s, q in (("f64", system, qg), ("f32", jax.tree_util.tree_map(cast, system), qg.astype(jnp.float32))):
+        v = jnp.zeros(s.model.nv, q.dtype)
+        y0 = (q, v, s.initial_states(q, v))
+        waves = jax.tree_util.tree_map(cast, s.waves.realise(jax.random.key(0))) if name == "f32" else s.waves.realise(jax.random.key(0))
+        ys, _, ds = solve(s, y0, ts, integrator=Integrator("rk4", dt=0.05), waves=waves, dynamics=True)
+        if name == "f32":
+            assert all(x.dtype == jnp.float32 for x in jax.tree_util.tree_leaves((ys, ds)))
+        out[name] = optim.outputs_of(s, ts, ys, waves, dynamics=ds)
+    for k, x in out["f64"].items():
+        x = np.asarray(x)
+        rng = np.max(np.abs(x)) + 1e-12
+        assert np.max(np.abs(np.asarray(out["f32"][k], dtype=float) - x)) <= 1e-3 * rng, k
