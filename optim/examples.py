@@ -51,8 +51,9 @@ class WaveSlopeMoment(ForceElement):
         mr = -self.gain[0] * jnp.sum(s * jnp.sin(w.direction)) * ramp
         mp = self.gain[1] * jnp.sum(s * jnp.cos(w.direction)) * ramp
         m = ctx.model
-        tau = tau.at[m.v_start[m.index(self.roll_joint)]].add(mr)
-        tau = tau.at[m.v_start[m.index(self.pitch_joint)]].add(mp)
+        # the time (and so the wave phase) may be float64 in a float32 run: the moments take the state's dtype
+        tau = tau.at[m.v_start[m.index(self.roll_joint)]].add(mr.astype(tau.dtype))
+        tau = tau.at[m.v_start[m.index(self.pitch_joint)]].add(mp.astype(tau.dtype))
         return Contribution(tau=tau)
 
 

@@ -209,9 +209,9 @@ def test_solver_derivatives_keep_float32():
     """A float32 system integrated with ``dynamics=True`` stays float32 (states and derivatives), and its
     outputs agree with float64 to 1e-3 of each output's range over a short run."""
     def cast(x):
-        if isinstance(x, (jax.Array, np.ndarray)) and jnp.issubdtype(x.dtype, jnp.complexfloating):
+        if isinstance(x, (jax.Array, np.ndarray, np.generic)) and jnp.issubdtype(x.dtype, jnp.complexfloating):
             return jnp.asarray(x, jnp.complex64)
-        if isinstance(x, (jax.Array, np.ndarray)) and jnp.issubdtype(x.dtype, jnp.floating):
+        if isinstance(x, (jax.Array, np.ndarray, np.generic)) and jnp.issubdtype(x.dtype, jnp.floating):
             return jnp.asarray(x, jnp.float32)
         return x
 
