@@ -305,8 +305,14 @@ def _joint_placements(model: Model, q):
 
 def _world_placements(model: Model, R, p):
     """World placements of all bodies by pointer doubling: ⌈log₂ depth⌉ batched compositions."""
-    n = model.n_bodies
-    up = np.asarray([n if lam < 0 else lam for lam in model.parents] + [n])
+    return _compose_to_roots(model.parents, R, p)
+
+
+def _compose_to_roots(parents, R, p):
+    """Placements (n, 3, 3), (n, 3) of each body in its parent's frame (``parents[i] < 0``: in the
+    base frame) -> in the base frame, by pointer doubling (⌈log₂ depth⌉ batched compositions)."""
+    n = len(parents)
+    up = np.asarray([n if lam < 0 else lam for lam in parents] + [n])
     R = jnp.concatenate([R, jnp.eye(3, dtype=R.dtype)[None]])
     p = jnp.concatenate([p, jnp.zeros((1, 3), dtype=p.dtype)])
     while np.any(up[:n] < n):
@@ -441,7 +447,7 @@ class _Run:
         else:
             RJ, pJ, S = jnp.broadcast_to(jnp.eye(3, dtype=a.dtype), (e - s, 3, 3)), a * x[:, None], jnp.concatenate([a, z], -1)
         R, p = spatial.compose(m.placement_R[s:e], m.placement_p[s:e], RJ, pJ)
-        R, p = _prefix_placements(R, p)
+        R, p = _compose_to_roots(range(-1, e - s - 1), R, p)  # each body in the run's parent
         # the run's frame: the parent's axes, its origin moved to the middle body's, which keeps the
         # lever arms (and the cancellations in IA − U Uᵀ/D) about half the run's length
         o = p[(e - s) // 2]
@@ -519,18 +525,6 @@ def _rigid_bias(mass, com, Ic, vel, g):
     h = jnp.concatenate([f, n], -1)
     grav = jnp.concatenate([mk * g, mk * spatial.cross(com, g)], -1)
     return spatial.cross_force(vel, h) - grav
-
-
-def _prefix_placements(R, p):
-    """Placements (m, 3, 3), (m, 3) of each body in its predecessor's frame -> in the frame before the
-    first: running compositions by pointer doubling (⌈log₂ m⌉ batched compositions)."""
-    m, d = R.shape[0], 1
-    while d < m:
-        Rp = jnp.concatenate([jnp.broadcast_to(jnp.eye(3, dtype=R.dtype), (d, 3, 3)), R[:-d]])
-        pp = jnp.concatenate([jnp.zeros((d, 3), dtype=p.dtype), p[:-d]])
-        R, p = spatial.compose(Rp, pp, R, p)
-        d *= 2
-    return R, p
 
 
 def _static_combination(X, axis, off):

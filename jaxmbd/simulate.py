@@ -135,49 +135,38 @@ def _fixed_step_solve(system, y0, t0, dt, n_windows, steps_per_window, forcing, 
     # forward pass anyway, and the optimisation barrier that prevents it costs time.
     @functools.partial(jax.checkpoint, prevent_cse=False)
     def f(t, y):
-        if dynamics:
-            dy, f_ext = system.rhs_and_loads(t, y, forcing)
-            return dy, f_ext
-        return system.rhs(t, y, forcing)
+        return system.rhs_and_loads(t, y, forcing) if dynamics else system.rhs(t, y, forcing)
 
-    if not dynamics:
-        def window(y, k):
-            def inner(y, j):
-                t = t0 + (k * steps_per_window + j) * dt
-                yn = _rk_step(f, t, y, dt, tableau)
-                q, v, z = yn
-                return (model.normalise(q), v, z), None
+    # with ``dynamics``, one more window closes the run: on = 0 makes its steps zero, so every stage
+    # evaluates the final state (the same compiled right-hand side, no second call site)
+    n_out = n_windows + 1 if dynamics else n_windows
+    aux0 = None
+    if dynamics:  # shapes of f's second output; the time built as in the loop, so dtypes match it
+        aux0 = jax.tree_util.tree_map(lambda x: jnp.zeros(x.shape, x.dtype),
+                                      jax.eval_shape(lambda k, y: f(t0 + k * dt, y)[1], jnp.zeros((), int), y0))
 
-            y, _ = jax.lax.scan(inner, y, jnp.arange(steps_per_window))
-            return y, y
-
-        _, ys = jax.lax.scan(jax.checkpoint(window), y0, jnp.arange(n_windows))
-        return jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a[None], b]), y0, ys)
-
-    # shapes of f's second output; the time built as in the loop (weakly typed), so dtypes match it
-    aux0 = jax.tree_util.tree_map(lambda x: jnp.zeros(x.shape, x.dtype),
-                                  jax.eval_shape(lambda k, y: f(t0 + k * dt, y)[1], jnp.zeros((), int), y0))
-
-    def window_d(y, ks):
-        k, on = ks  # on = 0 in the closing window: zero steps, every stage at the final state
+    def window(y, ks):
+        k, on = ks
         h = jnp.where(on == 1, dt, 0.0)  # weakly typed, as dt: a float32 state stays float32
 
         def inner(carry, j):
             y, d = carry
             t = t0 + (k * steps_per_window + j * on) * dt
-            yn, dj = _rk_step(f, t, y, h, tableau, aux0)
+            yn = _rk_step(f, t, y, h, tableau, aux0)
+            if dynamics:  # keep the derivatives of the window's first step: those at its start
+                yn, dj = yn
+                d = jax.tree_util.tree_map(lambda new, old: jnp.where(j == 0, new, old), dj, d)
             q, v, z = yn
-            d = jax.tree_util.tree_map(lambda new, old: jnp.where(j == 0, new, old), dj, d)
             return ((model.normalise(q), v, z), d), None
 
-        d0 = (jax.tree_util.tree_map(jnp.zeros_like, y), aux0)
-        (y_end, d), _ = jax.lax.scan(inner, (y, d0), jnp.arange(steps_per_window))
-        return y_end, (y_end, d)
+        d0 = (jax.tree_util.tree_map(jnp.zeros_like, y), aux0) if dynamics else None
+        (y, d), _ = jax.lax.scan(inner, (y, d0), jnp.arange(steps_per_window))
+        return y, (y, d)
 
-    ks = (jnp.arange(n_windows + 1), jnp.asarray([1] * n_windows + [0]))
-    _, (ys, ds) = jax.lax.scan(jax.checkpoint(window_d), y0, ks)
-    ys = jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a[None], b[:-1]]), y0, ys)
-    return ys, ds
+    ks = (jnp.arange(n_out), jnp.asarray([1] * n_windows + [0] * (n_out - n_windows)))
+    _, (ys, ds) = jax.lax.scan(jax.checkpoint(window), y0, ks)
+    ys = jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a[None], b[:n_windows]]), y0, ys)
+    return (ys, ds) if dynamics else ys
 
 
 @dataclasses.dataclass(frozen=True)

@@ -346,14 +346,13 @@ class System(eqx.Module):
         q, v, z = y
         q = self.model.normalise(q)
         joints = bool(self.report_joints) and (only is None or "joint" in only)
-        if joints and dynamics is not None:
-            (_, vdot, _), f_ext = dynamics
-            ctx = self.context(t, q, v, waves, params, prepared)
-        elif joints:  # the loads' context serves the elements' outputs too (traced once)
+        if joints and dynamics is None:  # the loads' context serves the elements' outputs too
             f_ext, tau, zdot, ctx = self.loads(t, q, v, z, forcing)
             vdot, _ = self._accelerations(ctx, z, f_ext, tau, zdot)
         else:
             ctx = self.context(t, q, v, waves, params, prepared)
+            if joints:
+                (_, vdot, _), f_ext = dynamics
         out = {}
         for f, s in zip(self.forces, self.state_slices()):
             if only is not None and f.name not in only:
