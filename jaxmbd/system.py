@@ -86,7 +86,8 @@ class Context(NamedTuple):
         i = self.body_index(body)
         if i < 0:
             return f_ext
-        return f_ext.at[i].add(self.world_point_wrench(i, jnp.asarray(point, dtype=self.p.dtype), force_world))
+        w = self.world_point_wrench(i, jnp.asarray(point, dtype=self.p.dtype), force_world)
+        return f_ext.at[i].add(w.astype(f_ext.dtype))  # a float64 time must not leak into a float32 run
 
     def zeros_f_ext(self):
         return jnp.zeros((self.model.n_bodies, 6), dtype=self.p.dtype)
@@ -239,12 +240,14 @@ class System(eqx.Module):
         zdots = []
         for f, s in zip(self.forces, self.state_slices()):
             c = f.contribution(ctx, z[s])
+            # each in the state's dtype: an element that mixes in the (float64) time must not
+            # promote a float32 run
             if c.f_ext is not None:
-                f_ext = f_ext + c.f_ext
+                f_ext = f_ext + c.f_ext.astype(dtype)
             if c.tau is not None:
-                tau = tau + c.tau
+                tau = tau + c.tau.astype(dtype)
             if f.n_states:
-                zdots.append(c.zdot)
+                zdots.append(c.zdot.astype(dtype))
         zdot = jnp.concatenate(zdots) if zdots else jnp.zeros(0, dtype=dtype)
         return f_ext, tau, zdot, ctx
 

@@ -41,8 +41,8 @@ class LinearMooring(ForceElement):
     pretension: jnp.ndarray = eqx.field(default_factory=lambda: jnp.zeros(6))
 
     def wrench(self, ctx: Context):
-        eta, etadot = small_displacement(ctx, self.body, self.point, jnp.eye(3), self.reference)
-        return -self.stiffness @ eta - self.damping @ etadot + self.pretension
+        eta, etadot = small_displacement(ctx, self.body, self.point, jnp.eye(3, dtype=ctx.R.dtype), self.reference)
+        return (-self.stiffness @ eta - self.damping @ etadot + self.pretension).astype(ctx.R.dtype)
 
     def contribution(self, ctx: Context, z) -> Contribution:
         w = self.wrench(ctx)

@@ -25,7 +25,7 @@ class WindDrag(ForceElement):
     def force(self, ctx: Context):
         _, vel = ctx.point(self.body, self.point)
         wind = self.speed * jnp.stack([jnp.cos(self.direction), jnp.sin(self.direction), 0.0 * self.speed])
-        vr = wind - vel * jnp.array([1.0, 1.0, 0.0])
+        vr = wind - vel * jnp.array([1.0, 1.0, 0.0], dtype=vel.dtype)
         mag = jnp.sqrt(jnp.sum(vr * vr) + 1e-12)
         return 0.5 * self.air_density * self.drag_coefficient * self.area * mag * vr
 

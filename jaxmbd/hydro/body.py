@@ -213,8 +213,8 @@ class HydroBody(ForceElement):
         """A(∞) block (k, l) as a 6x6 at body origins: X*ᵀ A X with the reference-point shifts."""
         A = self.added_mass_inf[6 * k : 6 * k + 6, 6 * l : 6 * l + 6]
         # ν_ref,k = T_k v_k with T = [[1, −r̂], [0, 1]] (body axes = world axes at rest)
-        Tk = jnp.eye(6).at[:3, 3:].set(-spatial.skew(self.ref_body[k]))
-        Tl = jnp.eye(6).at[:3, 3:].set(-spatial.skew(self.ref_body[l]))
+        Tk = jnp.eye(6, dtype=A.dtype).at[:3, 3:].set(-spatial.skew(self.ref_body[k]))
+        Tl = jnp.eye(6, dtype=A.dtype).at[:3, 3:].set(-spatial.skew(self.ref_body[l]))
         return Tk.T @ A @ Tl
 
     def extra_inertia(self, model: Model):
@@ -241,8 +241,10 @@ class HydroBody(ForceElement):
         shift = waves.wavenumber * (self.origin[0] * jnp.cos(waves.direction) + self.origin[1] * jnp.sin(waves.direction))
         c = complex_amplitudes(waves) * jnp.exp(1j * shift)
         cF = c[:, None] * F
-        # real and imaginary parts apart: the integrator carries only real arrays
-        return (jnp.real(cF), jnp.imag(cF), waves.omega)
+        # real and imaginary parts apart: the integrator carries only real arrays; in the hydrodynamic
+        # data's precision (waves are drawn in float64; a float32 system stays float32)
+        real = jnp.real(F).dtype
+        return (jnp.real(cF).astype(real), jnp.imag(cF).astype(real), waves.omega.astype(real))
 
     # -- loads ---------------------------------------------------------------------
 
@@ -278,7 +280,7 @@ class HydroBody(ForceElement):
             s = sa[a][None, :] * cb + ca[a][None, :] * sb
             return c @ re + s @ im
 
-        values = jax.lax.map(block, jnp.arange(nA)).reshape(nA * B, -1)[: n + 1]
+        values = jax.lax.map(block, jnp.arange(nA)).reshape(nA * B, -1)[: n + 1].astype(re.dtype)
         return ExcitationTable(jnp.asarray(t0, dtype=omega.dtype), jnp.asarray(h, dtype=omega.dtype), values)
 
     def excitation_force(self, t, prepared):
@@ -290,9 +292,12 @@ class HydroBody(ForceElement):
             re, im, omega = prepared
             wt = omega * t
             F = jnp.cos(wt) @ re + jnp.sin(wt) @ im
+        dtype = prepared.values.dtype if isinstance(prepared, ExcitationTable) else prepared[0].dtype
         if self.ramp_time > 0:
             F = F * 0.5 * (1.0 - jnp.cos(jnp.pi * jnp.clip(t / self.ramp_time, 0.0, 1.0)))
-        return F
+        # the solvers pass the time in float64 even in a float32 run (a precise clock and table lookup);
+        # the force keeps the coefficients' dtype
+        return F.astype(dtype)
 
     def loads(self, ctx: Context, z):
         eta, nu = self._motion(ctx)
