@@ -43,15 +43,28 @@ def _body_velocity(R, p, vJ, cJ, vel_parent):
     return vel, cJ + spatial.cross_motion(vel, vJ)
 
 
-def _body_bias(I, vel, Rw, g, f_ext=None):
-    """Bias force v ×* I v − I [Rᵀ g; 0] (− f_ext) of one body, body frame."""
-    pA = spatial.cross_force(vel, spatial.mv(I, vel)) - spatial.mv(I[:, :3], spatial.mtv(Rw, g))
+def _body_bias(I, vel, Rw, g, f_ext=None, g_body=None):
+    """Bias force v ×* I v − I [Rᵀ g; 0] (− f_ext) of one body, body frame (``g_body`` = Rᵀ g if known)."""
+    gb = spatial.mtv(Rw, g) if g_body is None else g_body
+    # I v and I [gb; 0] as one product (one kernel, not two)
+    Iv, Ig = jnp.moveaxis(spatial.mm(I, jnp.stack([vel, jnp.concatenate([gb, jnp.zeros_like(gb)])], -1)), -1, 0)
+    pA = spatial.cross_force(vel, Iv) - Ig
     return pA if f_ext is None else pA - f_ext
 
 
 def _joint_velocity(j, S, qi, vi, dtype):
-    """(v_J, c_J) of one joint."""
-    vJ = spatial.mv(S, vi) if j.nv else jnp.zeros(6, dtype=dtype)
+    """(v_J, c_J) of one joint.  S v with the static structure of S where it has one (a static axis
+    times q̇, the identity of a free joint): element-wise, not a reduction kernel of its own."""
+    if not j.nv:
+        vJ = jnp.zeros(6, dtype=dtype)
+    elif isinstance(j, Revolute):
+        vJ = _static_vector(j.axis, 3, dtype) * vi[0]
+    elif isinstance(j, Prismatic):
+        vJ = _static_vector(j.axis, 0, dtype) * vi[0]
+    elif isinstance(j, Free):
+        vJ = jnp.asarray(vi, dtype=dtype)
+    else:
+        vJ = spatial.mv(S, vi)
     return vJ, (j.bias(qi, vi) if j.nv else jnp.zeros_like(vJ))
 
 
@@ -132,7 +145,14 @@ def _aba(model: Model, q, v, tau, f_ext, extra_inertia):
     segs = _segments(model)
     g = model.gravity
     R, p, S, vel, c, pA, IA = ([None] * n for _ in range(7))
-    Rw = [None] * n
+    Rw = [None] * n  # world rotations, only where a scanned run hangs below (gravity comes down as gb)
+    gb = [None] * n  # gravity in body axes, Rᵢᵀ g_λ: a matrix-vector product a body, not a 3x3 product
+
+    def world_R(i):
+        if Rw[i] is None:
+            Rw[i] = R[i] if model.parents[i] < 0 else spatial.mm(world_R(model.parents[i]), R[i])
+        return Rw[i]
+
     runs = {}
     # pass 1: joint transforms, twists, velocity products and bias forces, root to leaves
     for s, e in segs:
@@ -141,20 +161,20 @@ def _aba(model: Model, q, v, tau, f_ext, extra_inertia):
             i, j = s, model.joints[s]
             qi = q[model.q_start[i] : model.q_start[i] + j.nq]
             vi = v[model.v_start[i] : model.v_start[i] + j.nv]
-            RJ, pJ = j.transform(qi)
-            R[i], p[i] = spatial.compose(model.placement_R[i], model.placement_p[i], RJ, pJ)
+            R[i], p[i] = j.placed_transform(model.placement_R[i], model.placement_p[i], qi)
             S[i] = j.motion_subspace(qi)
             vJ, cJ = _joint_velocity(j, S[i], qi, vi, dtype)
             vel[i], c[i] = _body_velocity(R[i], p[i], vJ, cJ, None if lam < 0 else vel[lam])
-            Rw[i] = R[i] if lam < 0 else spatial.mm(Rw[lam], R[i])
-            pA[i] = _body_bias(model.inertia[i], vel[i], Rw[i], g, None if f_ext is None else f_ext[i])
+            gb[i] = spatial.mtv(R[i], g if lam < 0 else gb[lam])
+            pA[i] = _body_bias(model.inertia[i], vel[i], None, g, None if f_ext is None else f_ext[i], g_body=gb[i])
         else:
             run = _Run(model, s, e, dtype)
             vel0 = jnp.zeros(6, dtype=dtype) if lam < 0 else vel[lam]
-            Rw0 = jnp.eye(3, dtype=dtype) if lam < 0 else Rw[lam]
+            Rw0 = jnp.eye(3, dtype=dtype) if lam < 0 else world_R(lam)
             out = run.pass1(q, v, vel0, Rw0, None if f_ext is None else f_ext[s:e])
             runs[s] = (run, out)
             vel[e - 1], Rw[e - 1], pA[e - 1] = out["vel_last"], out["Rw_last"], out["pA_last"]
+            gb[e - 1] = spatial.mtv(Rw[e - 1], g)
     for _, e in segs:  # a single body, or the last body of a run (the others are stacked in pass 2)
         i = e - 1
         IA[i] = model.inertia[i] if extra_inertia is None else model.inertia[i] + extra_inertia[i]
@@ -564,23 +584,18 @@ def _cholesky(D):
 
 
 def _spd_solve(D, b):
-    """x = D⁻¹ b for a small symmetric positive-definite D: Cholesky and two triangular solves written
-    out entry by entry (about a third of the work of :func:`_spd_inverse`)."""
+    """x = D⁻¹ b for a small symmetric positive-definite D by Gauss-Jordan elimination of [D | b]
+    without pivoting (stable for SPD matrices).  Each of the n steps is one rank-1 update of the
+    whole augmented matrix, element-wise: n XLA kernels, where a Cholesky factor and two triangular
+    solves written entry by entry became about 35 for the free joint's 6x6."""
     n = D.shape[-1]
-    L = _cholesky(D)
-    y = [None] * n
-    for ii in range(n):
-        t = b[..., ii]
-        for k in range(ii):
-            t = t - L[ii][k] * y[k]
-        y[ii] = t / L[ii][ii]
-    x = [None] * n
-    for ii in reversed(range(n)):
-        t = y[ii]
-        for k in range(ii + 1, n):
-            t = t - L[k][ii] * x[k]
-        x[ii] = t / L[ii][ii]
-    return jnp.stack(x, -1)
+    A = jnp.concatenate([D, b[..., :, None]], -1)
+    rows = np.arange(n)[:, None]
+    for k in range(n):
+        pivot_row = A[..., k : k + 1, :] / A[..., k : k + 1, k : k + 1]  # (1, n + 1)
+        col = A[..., :, k : k + 1]  # (n, 1)
+        A = jnp.where(rows == k, pivot_row, A - col * pivot_row)
+    return A[..., :, n]
 
 
 def _spd_inverse(D):

@@ -65,6 +65,28 @@ class JointKind:
     def integrate(self, q, v, dt):
         return q + v * dt
 
+    def placed_transform(self, R0, p0, q):
+        """The child frame in the parent body's frame: the joint frame's placement (R0, p0) composed
+        with :meth:`transform`."""
+        RJ, pJ = self.transform(q)
+        return spatial.compose(R0, p0, RJ, pJ)
+
+
+def _times_static(A, M):
+    """A M for a traced (3, 3) A and a static numpy (3, 3) M, as element-wise column combinations
+    (no reduction, so XLA fuses it with its neighbours; zero entries of M are skipped)."""
+    cols = []
+    for j in range(3):
+        col = None
+        for k in range(3):
+            m = float(M[k, j])
+            if m == 0.0:
+                continue
+            term = A[:, k] if m == 1.0 else (-A[:, k] if m == -1.0 else m * A[:, k])
+            col = term if col is None else col + term
+        cols.append(jnp.zeros(3, dtype=A.dtype) if col is None else col)
+    return jnp.stack(cols, -1)
+
 
 @dataclasses.dataclass(frozen=True)
 class Fixed(JointKind):
@@ -97,6 +119,15 @@ class Revolute(JointKind):
         a = jnp.asarray(self.axis, dtype=q.dtype)
         return spatial.axis_angle_to_matrix(a, q[0]), jnp.zeros(3, dtype=q.dtype)
 
+    def placed_transform(self, R0, p0, q):
+        # R0 exp(q K) = R0 + sin q (R0 K) + (1 − cos q) (R0 K²), K = [a]× static: element-wise terms
+        # that fuse with their neighbours, where R0 @ R_J would be a reduction kernel of its own
+        x, y, z = self.axis
+        K = np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])  # static: numpy at trace time
+        R0 = jnp.asarray(R0, dtype=q.dtype)
+        R = R0 + jnp.sin(q[0]) * _times_static(R0, K) + (1.0 - jnp.cos(q[0])) * _times_static(R0, K @ K)
+        return R, jnp.asarray(p0, dtype=q.dtype)
+
     def motion_subspace(self, q):
         return jnp.concatenate([jnp.zeros(3), jnp.asarray(self.axis)]).astype(q.dtype)[:, None]
 
@@ -116,6 +147,11 @@ class Prismatic(JointKind):
     def transform(self, q):
         a = jnp.asarray(self.axis, dtype=q.dtype)
         return jnp.eye(3, dtype=q.dtype), a * q[0]
+
+    def placed_transform(self, R0, p0, q):
+        R0 = jnp.asarray(R0, dtype=q.dtype)
+        Ra = _times_static(R0, np.asarray(self.axis, dtype=float)[:, None] * np.eye(3)[:1])[:, 0]  # R0 a
+        return R0, jnp.asarray(p0, dtype=q.dtype) + Ra * q[0]
 
     def motion_subspace(self, q):
         return jnp.concatenate([jnp.asarray(self.axis), jnp.zeros(3)]).astype(q.dtype)[:, None]

@@ -29,8 +29,7 @@ def joint_states(model: Model, q, v=None) -> JointState:
     Rs, ps, Ss, qs, vs = [], [], [], [], []
     for i, j in enumerate(model.joints):
         qi = q[model.q_start[i] : model.q_start[i] + j.nq]
-        RJ, pJ = j.transform(qi)
-        R, p = spatial.compose(model.placement_R[i], model.placement_p[i], RJ, pJ)
+        R, p = j.placed_transform(model.placement_R[i], model.placement_p[i], qi)
         Rs.append(R)
         ps.append(p)
         Ss.append(j.motion_subspace(qi))

