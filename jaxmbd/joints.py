@@ -5,6 +5,8 @@ to its child frame (the child body's frame).  Each kind gives, for its own
 coordinates ``q`` (size ``nq``) and velocities ``v`` (size ``nv``):
 
 * ``transform(q) -> (R, p)``: the child frame in the joint frame, X_J(q);
+* ``placed_transform(R0, p0, q)``: the same composed after the joint frame's placement (R0, p0) on
+  the parent (revolute and prismatic joints write it with their static axis, element-wise);
 * ``motion_subspace(q) -> S`` (6 x nv): the joint twist is ``S v``, expressed
   in the child frame, linear part first;
 * ``bias(q, v) -> c_J`` (6,): ``Ṡ v``, the apparent derivative of S in the
@@ -150,7 +152,7 @@ class Prismatic(JointKind):
 
     def placed_transform(self, R0, p0, q):
         R0 = jnp.asarray(R0, dtype=q.dtype)
-        Ra = _times_static(R0, np.asarray(self.axis, dtype=float)[:, None] * np.eye(3)[:1])[:, 0]  # R0 a
+        Ra = sum(ak * R0[:, k] for k, ak in enumerate(self.axis) if ak != 0.0)  # R0 a, static a
         return R0, jnp.asarray(p0, dtype=q.dtype) + Ra * q[0]
 
     def motion_subspace(self, q):
