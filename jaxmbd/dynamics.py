@@ -564,65 +564,29 @@ def _static_vector(axis, off, dtype):
     return jnp.asarray(e, dtype=dtype)
 
 
-def _cholesky(D):
-    """Lower Cholesky factor of a small SPD matrix as nested lists of entries (written out: no LAPACK
-    call, no while loop, so XLA fuses it with its neighbours)."""
+def _gauss_jordan(D, B):
+    """D⁻¹ B for a small symmetric positive-definite D and B (n, m), by Gauss-Jordan elimination of
+    [D | B] without pivoting (stable for SPD matrices).  Each of the n steps is one rank-1 update of
+    the whole augmented matrix, element-wise: n XLA kernels, where a Cholesky factor and triangular
+    solves written entry by entry became about 35 for the free joint's 6x6 (NOTES)."""
     n = D.shape[-1]
-    L = [[None] * n for _ in range(n)]
-    for jj in range(n):
-        s = D[..., jj, jj]
-        for k in range(jj):
-            s = s - L[jj][k] * L[jj][k]
-        L[jj][jj] = jnp.sqrt(s)
-        inv = 1.0 / L[jj][jj]
-        for ii in range(jj + 1, n):
-            t = D[..., ii, jj]
-            for k in range(jj):
-                t = t - L[ii][k] * L[jj][k]
-            L[ii][jj] = t * inv
-    return L
+    A = jnp.concatenate([D, B], -1)
+    rows = np.arange(n)[:, None]
+    for k in range(n):
+        pivot_row = A[..., k : k + 1, :] / A[..., k : k + 1, k : k + 1]  # (1, n + m)
+        A = jnp.where(rows == k, pivot_row, A - A[..., :, k : k + 1] * pivot_row)
+    return A[..., :, n:]
 
 
 def _spd_solve(D, b):
-    """x = D⁻¹ b for a small symmetric positive-definite D by Gauss-Jordan elimination of [D | b]
-    without pivoting (stable for SPD matrices).  Each of the n steps is one rank-1 update of the
-    whole augmented matrix, element-wise: n XLA kernels, where a Cholesky factor and two triangular
-    solves written entry by entry became about 35 for the free joint's 6x6."""
-    n = D.shape[-1]
-    A = jnp.concatenate([D, b[..., :, None]], -1)
-    rows = np.arange(n)[:, None]
-    for k in range(n):
-        pivot_row = A[..., k : k + 1, :] / A[..., k : k + 1, k : k + 1]  # (1, n + 1)
-        col = A[..., :, k : k + 1]  # (n, 1)
-        A = jnp.where(rows == k, pivot_row, A - col * pivot_row)
-    return A[..., :, n]
+    """x = D⁻¹ b for a small symmetric positive-definite D (see :func:`_gauss_jordan`)."""
+    return _gauss_jordan(D, b[..., :, None])[..., :, 0]
 
 
 def _spd_inverse(D):
-    """Inverse of a small symmetric positive-definite matrix by a Cholesky factorisation written out
-    entry by entry (no LAPACK call, no while loop: XLA fuses it with its neighbours)."""
-    n = D.shape[-1]
-    L = _cholesky(D)
-    # Linv: inverse of the lower-triangular factor, by forward substitution
-    Li = [[None] * n for _ in range(n)]
-    for ii in range(n):
-        Li[ii][ii] = 1.0 / L[ii][ii]
-        for jj in range(ii):
-            t = L[ii][jj] * Li[jj][jj]
-            for k in range(jj + 1, ii):
-                t = t + L[ii][k] * Li[k][jj]
-            Li[ii][jj] = -t * Li[ii][ii]
-    # D⁻¹ = L⁻ᵀ L⁻¹, symmetric
-    out = [[None] * n for _ in range(n)]
-    for r in range(n):
-        for c in range(r, n):
-            t = None
-            for k in range(c, n):
-                term = Li[k][r] * Li[k][c]
-                t = term if t is None else t + term
-            out[r][c] = t
-            out[c][r] = t
-    return jnp.stack([jnp.stack(row, -1) for row in out], -2)
+    """D⁻¹ for a small symmetric positive-definite D (see :func:`_gauss_jordan`), symmetrised."""
+    X = _gauss_jordan(D, jnp.broadcast_to(jnp.eye(D.shape[-1], dtype=D.dtype), D.shape))
+    return 0.5 * (X + jnp.swapaxes(X, -1, -2))
 
 
 def _rnea_forces(model: Model, q, v, vdot, f_ext, extra_inertia):
