@@ -126,9 +126,9 @@ class Revolute(JointKind):
         # that fuse with their neighbours, where R0 @ R_J would be a reduction kernel of its own
         x, y, z = self.axis
         K = np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])  # static: numpy at trace time
-        R0 = jnp.asarray(R0, dtype=q.dtype)
+        R0 = jnp.asarray(R0)  # dtypes promote as in spatial.compose
         R = R0 + jnp.sin(q[0]) * _times_static(R0, K) + (1.0 - jnp.cos(q[0])) * _times_static(R0, K @ K)
-        return R, jnp.asarray(p0, dtype=q.dtype)
+        return R, jnp.asarray(p0).astype(R.dtype)
 
     def motion_subspace(self, q):
         return jnp.concatenate([jnp.zeros(3), jnp.asarray(self.axis)]).astype(q.dtype)[:, None]
@@ -151,9 +151,10 @@ class Prismatic(JointKind):
         return jnp.eye(3, dtype=q.dtype), a * q[0]
 
     def placed_transform(self, R0, p0, q):
-        R0 = jnp.asarray(R0, dtype=q.dtype)
+        R0 = jnp.asarray(R0)  # dtypes promote as in spatial.compose
         Ra = sum(ak * R0[:, k] for k, ak in enumerate(self.axis) if ak != 0.0)  # R0 a, static a
-        return R0, jnp.asarray(p0, dtype=q.dtype) + Ra * q[0]
+        p = jnp.asarray(p0) + Ra * q[0]
+        return R0.astype(p.dtype), p
 
     def motion_subspace(self, q):
         return jnp.concatenate([jnp.asarray(self.axis), jnp.zeros(3)]).astype(q.dtype)[:, None]
