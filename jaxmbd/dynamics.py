@@ -43,9 +43,8 @@ def _body_velocity(R, p, vJ, cJ, vel_parent):
     return vel, cJ + spatial.cross_motion(vel, vJ)
 
 
-def _body_bias(I, vel, Rw, g, f_ext=None, g_body=None):
-    """Bias force v ×* I v − I [Rᵀ g; 0] (− f_ext) of one body, body frame (``g_body`` = Rᵀ g if known)."""
-    gb = spatial.mtv(Rw, g) if g_body is None else g_body
+def _body_bias(I, vel, gb, f_ext=None):
+    """Bias force v ×* I v − I [g_b; 0] (− f_ext) of one body, body frame; g_b = Rᵀ g, gravity in body axes."""
     # I v and I [gb; 0] as one product (one kernel, not two)
     Iv, Ig = jnp.moveaxis(spatial.mm(I, jnp.stack([vel, jnp.concatenate([gb, jnp.zeros_like(gb)])], -1)), -1, 0)
     pA = spatial.cross_force(vel, Iv) - Ig
@@ -92,7 +91,7 @@ def gravity_wrenches(model: Model, q):
 
 def _bias_forces(model, q, js, vel, f_ext):
     Rw = _world_rotations(model, js)
-    return [_body_bias(model.inertia[i], vel[i], Rw[i], model.gravity, None if f_ext is None else f_ext[i])
+    return [_body_bias(model.inertia[i], vel[i], spatial.mtv(Rw[i], model.gravity), None if f_ext is None else f_ext[i])
             for i in range(model.n_bodies)]
 
 
@@ -166,7 +165,7 @@ def _aba(model: Model, q, v, tau, f_ext, extra_inertia):
             vJ, cJ = _joint_velocity(j, S[i], qi, vi, dtype)
             vel[i], c[i] = _body_velocity(R[i], p[i], vJ, cJ, None if lam < 0 else vel[lam])
             gb[i] = spatial.mtv(R[i], g if lam < 0 else gb[lam])
-            pA[i] = _body_bias(model.inertia[i], vel[i], None, g, None if f_ext is None else f_ext[i], g_body=gb[i])
+            pA[i] = _body_bias(model.inertia[i], vel[i], gb[i], None if f_ext is None else f_ext[i])
         else:
             run = _Run(model, s, e, dtype)
             vel0 = jnp.zeros(6, dtype=dtype) if lam < 0 else vel[lam]
@@ -194,10 +193,10 @@ def _aba(model: Model, q, v, tau, f_ext, extra_inertia):
             # S = [0; a] (revolute) or [a; 0] (prismatic) with a static unit axis:
             # U = IA S is a combination of IA's columns, D = Sᵀ U a scalar.
             off = 3 if isinstance(j, Revolute) else 0
-            Ui = _static_combination(IA[i], j.axis, off)
-            D = _static_combination(Ui, j.axis, off)
+            Ui = spatial.static_combination(IA[i], j.axis, off)
+            D = spatial.static_combination(Ui, j.axis, off)
             Di = 1.0 / D
-            ui = tau[model.v_start[i]] - _static_combination(pA[i], j.axis, off)
+            ui = tau[model.v_start[i]] - spatial.static_combination(pA[i], j.axis, off)
             U[i], Dinv[i], u[i] = Ui, Di, ui
             if lam >= 0:
                 Ud = Ui * Di
@@ -545,17 +544,6 @@ def _rigid_bias(mass, com, Ic, vel, g):
     h = jnp.concatenate([f, n], -1)
     grav = jnp.concatenate([mk * g, mk * spatial.cross(com, g)], -1)
     return spatial.cross_force(vel, h) - grav
-
-
-def _static_combination(X, axis, off):
-    """Σ_k a_k X[..., off + k] for a static (numpy / tuple) axis a, skipping zero entries."""
-    out = None
-    for k, ak in enumerate(axis):
-        if ak == 0.0:
-            continue
-        term = X[..., off + k] if ak == 1.0 else (-X[..., off + k] if ak == -1.0 else ak * X[..., off + k])
-        out = term if out is None else out + term
-    return out
 
 
 def _static_vector(axis, off, dtype):

@@ -75,19 +75,10 @@ class JointKind:
 
 
 def _times_static(A, M):
-    """A M for a traced (3, 3) A and a static numpy (3, 3) M, as element-wise column combinations
-    (no reduction, so XLA fuses it with its neighbours; zero entries of M are skipped)."""
-    cols = []
-    for j in range(3):
-        col = None
-        for k in range(3):
-            m = float(M[k, j])
-            if m == 0.0:
-                continue
-            term = A[:, k] if m == 1.0 else (-A[:, k] if m == -1.0 else m * A[:, k])
-            col = term if col is None else col + term
-        cols.append(jnp.zeros(3, dtype=A.dtype) if col is None else col)
-    return jnp.stack(cols, -1)
+    """A M for a traced (3, 3) A and a static numpy (3, 3) M, column by column (element-wise, see
+    :func:`spatial.static_combination`)."""
+    cols = [spatial.static_combination(A, M[:, j]) for j in range(3)]
+    return jnp.stack([jnp.zeros(3, dtype=A.dtype) if c is None else c for c in cols], -1)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -152,7 +143,7 @@ class Prismatic(JointKind):
 
     def placed_transform(self, R0, p0, q):
         R0 = jnp.asarray(R0)  # dtypes promote as in spatial.compose
-        Ra = sum(ak * R0[:, k] for k, ak in enumerate(self.axis) if ak != 0.0)  # R0 a, static a
+        Ra = spatial.static_combination(R0, self.axis)  # R0 a
         p = jnp.asarray(p0) + Ra * q[0]
         return R0.astype(p.dtype), p
 

@@ -224,6 +224,20 @@ def quat_normalise(q):
 # Placements (R, p) and their action on twists and wrenches
 
 
+def static_combination(X, coeffs, off=0):
+    """Σ_k c_k X[..., off + k] for static (numpy / tuple) coefficients c, skipping zero ones: a product
+    with a known vector written element-wise, so XLA fuses it with its neighbours (no reduction
+    kernel).  None when every coefficient is zero."""
+    out = None
+    for k, ck in enumerate(coeffs):
+        ck = float(ck)
+        if ck == 0.0:
+            continue
+        term = X[..., off + k] if ck == 1.0 else (-X[..., off + k] if ck == -1.0 else ck * X[..., off + k])
+        out = term if out is None else out + term
+    return out
+
+
 def compose(R1, p1, R2, p2):
     """Placement of frame 2 given in frame 1, composed after frame 1 in frame 0: ⁰M₂ = ⁰M₁ ¹M₂."""
     return mm(R1, R2), p1 + mv(R1, p2)
