@@ -108,11 +108,23 @@ def _rk_step(f, t, y, dt, tableau, aux=None):
     return y_next if aux is None else (y_next, (unflat(K[0]), first))
 
 
-def _fixed_step_solve(system, y0, t0, dt, n_windows, steps_per_window, forcing, method, dynamics=False):
-    """Fixed-step explicit Runge-Kutta in nested ``lax.scan``s: the outer scan saves one state per
-    window and is ``jax.checkpoint``-ed, so reverse mode stores only the saved states and recomputes
-    each window's steps (memory O(saves + steps per window)); each right-hand side is checkpointed
-    as well (below).
+def _stage_bytes(y0, n_steps, n_stages):
+    """Bytes reverse mode stores to keep every stage's state of a fixed-step run (one trajectory)."""
+    per = sum(x.size * x.dtype.itemsize for x in jax.tree_util.tree_leaves(y0))
+    return n_steps * n_stages * per
+
+
+def _fixed_step_solve(system, y0, t0, dt, n_windows, steps_per_window, forcing, method, dynamics=False,
+                      checkpoint="auto"):
+    """Fixed-step explicit Runge-Kutta in nested ``lax.scan``s; the outer scan saves one state per
+    window (``steps_per_window`` steps).
+
+    Reverse mode: each right-hand side is ``jax.checkpoint``-ed (below), so the backward pass keeps
+    its input state, not its intermediates.  ``checkpoint`` (see :class:`Integrator`): ``"steps"``
+    keeps those inputs for every stage of every step (memory O(steps x stages)); ``"saves"``
+    checkpoints the outer scan as well, so only the saved states are kept and each window's steps
+    run again in the backward pass (memory O(saves + steps per window), one more forward run);
+    ``"auto"`` takes ``"steps"`` when they need at most :data:`STAGE_MEMORY_BUDGET` bytes.
 
     ``dynamics``: also return, at every save, the right-hand side there and the external wrenches
     (``(dy/dt, f_ext)``, what joint-wrench outputs need), taken from the first stage of the step
@@ -128,10 +140,10 @@ def _fixed_step_solve(system, y0, t0, dt, n_windows, steps_per_window, forcing, 
         prepared = system.tabulate(prepared, t0, 0.5 * dt, 2 * n_windows * steps_per_window)  # t0 .. t_end
         forcing = (waves, prepared, params)
 
-    # Each right-hand side is checkpointed too: reverse mode keeps only its inputs (one state per
+    # Each right-hand side is checkpointed: reverse mode keeps only its inputs (one state per
     # stage) and evaluates it again before its VJP, instead of stacking its hundreds of small
-    # intermediates per stage and step of the window (crane vessel, 600 s: 4.1x the forward run
-    # against 6.1x).  prevent_cse=False: inside a scan the recomputation cannot be merged with the
+    # intermediates per stage and step (crane vessel, 600 s, with the window checkpoint: 4.1x the
+    # forward run against 6.1x).  prevent_cse=False: inside a scan the recomputation cannot be merged with the
     # forward pass anyway, and the optimisation barrier that prevents it costs time.
     @functools.partial(jax.checkpoint, prevent_cse=False)
     def f(t, y):
@@ -164,9 +176,18 @@ def _fixed_step_solve(system, y0, t0, dt, n_windows, steps_per_window, forcing, 
         return y, (y, d)
 
     ks = (jnp.arange(n_out), jnp.asarray([1] * n_windows + [0] * (n_out - n_windows)))
-    _, (ys, ds) = jax.lax.scan(jax.checkpoint(window), y0, ks)
+    if checkpoint == "auto":
+        checkpoint = "steps" if _stage_bytes(y0, n_windows * steps_per_window, len(tableau[2])) <= STAGE_MEMORY_BUDGET else "saves"
+    _, (ys, ds) = jax.lax.scan(jax.checkpoint(window) if checkpoint == "saves" else window, y0, ks)
     ys = jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a[None], b[:n_windows]]), y0, ys)
     return (ys, ds) if dynamics else ys
+
+
+# "auto" checkpointing keeps every stage's state for reverse mode up to this many bytes per trajectory
+# (a vmapped batch of realisations multiplies it); beyond, one state per save (Integrator.checkpoint).
+STAGE_MEMORY_BUDGET = 256 * 2**20
+
+_CHECKPOINT = ("auto", "steps", "saves")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -176,11 +197,20 @@ class Integrator:
 
     Adaptive steps go through diffrax (``PIDController``).  Fixed steps (``dt``)
     suit batches (adaptive steps under ``vmap`` advance in lockstep, so a batch
-    pays for its slowest member) and run in jaxmbd's own nested ``lax.scan`` with
-    a checkpointed outer loop (one state per save, bounded memory under
-    ``jax.grad``), with the same Butcher tableaus (``rk4``, ``tsit5``, ``dopri5``,
+    pays for its slowest member) and run in jaxmbd's own nested ``lax.scan``,
+    with the same Butcher tableaus (``rk4``, ``tsit5``, ``dopri5``,
     ``heun``, ``euler``); ``use_diffrax=True`` sends them through diffrax
-    instead.  Save times must then be multiples of ``dt``."""
+    instead.  Save times must then be multiples of ``dt``.
+
+    ``checkpoint``: what reverse mode (``jax.grad``) keeps of a fixed-step run.
+    ``"steps"``: the state at every stage of every step (memory grows with the
+    steps: 600 s of seed 003's crane vessel at 0.1 s, RK4, 77 states: 15 MB); ``"saves"``:
+    one state per save, each save interval's steps run again in the backward pass
+    (memory grows with the saves; the gradient costs about one forward run more:
+    4.2x the forward run instead of 3.0x for that crane vessel); ``"auto"``
+    (default): ``"steps"`` up to :data:`STAGE_MEMORY_BUDGET` bytes per trajectory
+    (about 3 hours of that crane vessel), else ``"saves"``.  Adaptive and diffrax
+    runs use ``checkpoints`` (diffrax's ``RecursiveCheckpointAdjoint``)."""
 
     method: str = "tsit5"
     dt: float | None = None
@@ -189,6 +219,11 @@ class Integrator:
     max_steps: int | None = None
     checkpoints: int | None = None
     use_diffrax: bool = False
+    checkpoint: str = "auto"
+
+    def __post_init__(self):
+        if self.checkpoint not in _CHECKPOINT:
+            raise ValueError(f"Integrator.checkpoint: expected one of {_CHECKPOINT}, got {self.checkpoint!r}")
 
     def solver(self):
         if self.method not in _SOLVERS:
@@ -215,8 +250,9 @@ def solve(system: System, y0, ts, *, integrator: Integrator = Integrator(), wave
     ``ts`` (save times) must be concrete (a numpy array or a tuple); under ``jax.jit`` pass it
     as a static argument.
 
-    Pure and differentiable (reverse mode through diffrax's recursive
-    checkpointing with ``integrator.checkpoints`` checkpoints).
+    Pure and differentiable: reverse mode keeps the states that ``integrator.checkpoint`` says
+    (fixed steps), or goes through diffrax's recursive checkpointing with
+    ``integrator.checkpoints`` checkpoints (adaptive steps, ``use_diffrax``).
 
     ``dynamics``: return ``(ys, ok, ds)`` with ``ds = (dy/dt, f_ext)`` at every save, from the
     solver's own evaluations (fixed steps; None on the adaptive path), for
@@ -236,7 +272,7 @@ def solve(system: System, y0, ts, *, integrator: Integrator = Integrator(), wave
             )
         forcing = (waves, system.prepare(waves), params)
         ys = _fixed_step_solve(system, y0, ts_np[0], integrator.dt, ts_np.size - 1, int(round(per)), forcing,
-                               integrator.method, dynamics)
+                               integrator.method, dynamics, integrator.checkpoint)
         if dynamics:
             ys, ds = ys
             return ys, jnp.asarray(True), ds

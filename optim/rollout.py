@@ -1,8 +1,9 @@
 """Differentiable runs: parameters -> system -> (equilibrium) -> fixed-step solve -> outputs -> objective.
 
 Everything here is pure JAX on top of :func:`jaxmbd.simulate.solve` (the
-fixed-step path: nested ``lax.scan`` with a ``jax.checkpoint``-ed outer loop,
-so reverse mode stores one state per save and recomputes each window).
+fixed-step path: nested ``lax.scan``s, every right-hand side ``jax.checkpoint``-ed; reverse mode
+keeps every stage's state or, with ``Integrator(checkpoint="saves")`` or beyond the memory budget,
+one state per save and runs each save interval again).
 """
 
 from __future__ import annotations

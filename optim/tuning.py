@@ -61,8 +61,8 @@ def _jsonable(x):
 
 
 def value_and_grad(loss: Callable, mode: str = "reverse") -> Callable:
-    """``u -> (loss, ∇loss)`` by reverse mode (``jax.value_and_grad``; checkpointed fixed-step solve,
-    memory bounded by the saves) or forward mode (one JVP per parameter, vmapped: cheaper when the
+    """``u -> (loss, ∇loss)`` by reverse mode (``jax.value_and_grad``; checkpointed fixed-step solve:
+    memory as ``Integrator.checkpoint`` says) or forward mode (one JVP per parameter, vmapped: cheaper when the
     parameters are few, and memory that does not grow with the duration)."""
     if mode == "reverse":
         return jax.value_and_grad(loss)

@@ -100,6 +100,7 @@ save_dt = 0.01
 method = "rk4"
 dt = 0.01
 seed = 3
+checkpoint = "saves"
 
 [sweep]
 hs = [1.0, 2.0]
@@ -124,6 +125,7 @@ def test_pendulum_on_a_rope_round_trip(tmp_path):
     np.testing.assert_allclose(sys.forces[2].direction, math.radians(45.0))
     np.testing.assert_allclose(sys.forces[4].setpoint, math.radians(5.0))
     assert loaded.integrator.method == "rk4" and loaded.integrator.dt == 0.01
+    assert loaded.integrator.checkpoint == "saves"
     assert loaded.simulation.duration == 0.05 and loaded.simulation.seed == 3
     assert loaded.sweep.hs == (1.0, 2.0) and loaded.sweep.limits == {"hoist/tension": 2.0e4}
     assert loaded.sweep.statistic == "mpm" and loaded.scenario is None

@@ -418,7 +418,7 @@ _WAVE_KEYS = (
     "n_frequencies", "omega_min", "omega_max", "n_directions", "spreading", "random_frequencies", "water_depth",
 )
 _SIM_KEYS = (
-    "duration", "save_dt", "method", "dt", "rtol", "atol", "max_steps", "checkpoints", "use_diffrax",
+    "duration", "save_dt", "method", "dt", "rtol", "atol", "max_steps", "checkpoints", "checkpoint", "use_diffrax",
     "n_realisations", "seed", "static_equilibrium", "equilibrium_free",
 )
 _SWEEP_KEYS = ("hs", "tp", "statistic", "duration", "n_realisations", "limits")
@@ -1148,7 +1148,7 @@ class _Loader:
     # -- run settings ------------------------------------------------------------------------
 
     def build_simulation(self, cfg, system):
-        from ..simulate import _SOLVERS, Integrator
+        from ..simulate import _CHECKPOINT, _SOLVERS, Integrator
 
         r = self.r
         f = "simulation"
@@ -1169,6 +1169,7 @@ class _Loader:
             max_steps=r.integer(s, f, "max_steps", None, ge=1),
             checkpoints=r.integer(s, f, "checkpoints", None, ge=1),
             use_diffrax=r.boolean(s, f, "use_diffrax", False),
+            checkpoint=r.string(s, f, "checkpoint", "auto", choices=_CHECKPOINT),
         )
         n_real = r.integer(s, f, "n_realisations", None, ge=1)
         seed = r.integer(s, f, "seed", 0, ge=0)
