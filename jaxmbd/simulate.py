@@ -469,19 +469,26 @@ def _shard(keys):
 _solve_jit = forward_jit(solve)
 
 
-def _solve_batch_fn(system, y0, ts, keys, *, integrator, params):
-    def one(key):
-        waves = system.waves.realise(key) if system.waves is not None else None
-        ys, code, ds = solve(system, y0, ts, integrator=integrator, waves=waves, params=params, dynamics=True)
-        return ys, code, _outputs_jax(system, jnp.asarray(ts), ys, waves, params, ds)
+def _solve_one(system, y0, ts, key, integrator, params):
+    waves = system.waves.realise(key) if system.waves is not None else None
+    ys, code, ds = solve(system, y0, ts, integrator=integrator, waves=waves, params=params, dynamics=True)
+    return ys, code, _outputs_jax(system, jnp.asarray(ts), ys, waves, params, ds)
 
-    return jax.vmap(one)(keys)
+
+def _solve_batch_fn(system, y0, ts, keys, *, integrator, params):
+    return jax.vmap(lambda key: _solve_one(system, y0, ts, key, integrator, params))(keys)
+
+
+def _solve_batch_of_one_fn(system, y0, ts, keys, *, integrator, params):
+    # not vmapped over the one key: a batch axis of size 1 costs about 12 % of a 600 s crane-vessel run
+    out = _solve_one(system, y0, ts, keys[0], integrator, params)
+    return jax.tree_util.tree_map(lambda x: x[None], out)
 
 
 # One trajectory is a chain of tiny kernels, which XLA's memory-optimised schedule runs faster (jaxmbd._xla);
 # vmapped batches keep XLA's default schedule (a batch of 256 runs about 25 % slower with the other).
 _solve_batch = eqx.filter_jit(_solve_batch_fn)
-_solve_batch_of_one = forward_jit(_solve_batch_fn)
+_solve_batch_of_one = forward_jit(_solve_batch_of_one_fn)
 
 
 def _outputs_jax(system: System, ts, ys, waves, params, ds=None):
