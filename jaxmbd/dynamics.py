@@ -46,7 +46,7 @@ def _body_velocity(R, p, vJ, cJ, vel_parent):
 def _body_bias(I, vel, gb, f_ext=None):
     """Bias force v ×* I v − I [g_b; 0] (− f_ext) of one body, body frame; g_b = Rᵀ g, gravity in body axes."""
     # I v and I [gb; 0] as one product (one kernel, not two)
-    Iv, Ig = jnp.moveaxis(spatial.mm(I, jnp.stack([vel, jnp.concatenate([gb, jnp.zeros_like(gb)])], -1)), -1, 0)
+    Iv, Ig = jnp.moveaxis(spatial.mm(I, jnp.stack([vel, jnp.concatenate([gb, jnp.zeros_like(gb)], -1)], -1)), -1, 0)
     pA = spatial.cross_force(vel, Iv) - Ig
     return pA if f_ext is None else pA - f_ext
 
@@ -153,6 +153,7 @@ def _aba(model: Model, q, v, tau, f_ext, extra_inertia):
         return Rw[i]
 
     runs = {}
+    singles = []  # (i, v_J, c_J) of single bodies below a parent: their c_i in one batch after the loop
     # pass 1: joint transforms, twists, velocity products and bias forces, root to leaves
     for s, e in segs:
         lam = model.parents[s]
@@ -163,9 +164,12 @@ def _aba(model: Model, q, v, tau, f_ext, extra_inertia):
             R[i], p[i] = j.placed_transform(model.placement_R[i], model.placement_p[i], qi)
             S[i] = j.motion_subspace(qi)
             vJ, cJ = _joint_velocity(j, S[i], qi, vi, dtype)
-            vel[i], c[i] = _body_velocity(R[i], p[i], vJ, cJ, None if lam < 0 else vel[lam])
+            if lam < 0:
+                vel[i], c[i] = vJ, cJ
+            else:  # c_i below, with the other bodies'
+                vel[i] = spatial.inv_act_motion(R[i], p[i], vel[lam]) + vJ
+                singles.append((i, vJ, cJ))
             gb[i] = spatial.mtv(R[i], g if lam < 0 else gb[lam])
-            pA[i] = _body_bias(model.inertia[i], vel[i], gb[i], None if f_ext is None else f_ext[i])
         else:
             run = _Run(model, s, e, dtype)
             vel0 = jnp.zeros(6, dtype=dtype) if lam < 0 else vel[lam]
@@ -174,6 +178,20 @@ def _aba(model: Model, q, v, tau, f_ext, extra_inertia):
             runs[s] = (run, out)
             vel[e - 1], Rw[e - 1], pA[e - 1] = out["vel_last"], out["Rw_last"], out["pA_last"]
             gb[e - 1] = spatial.mtv(Rw[e - 1], g)
+    # velocity products and bias forces of the single bodies, all at once: only the twists and the
+    # gravity are serial along the tree, these are not (a few kernels instead of a few per body)
+    if singles:
+        idx = [i for i, _, _ in singles]
+        vs = jnp.stack([vel[i] for i in idx])
+        cs = jnp.stack([cJ for _, _, cJ in singles]) + spatial.cross_motion(vs, jnp.stack([vJ for _, vJ, _ in singles]))
+        for k, i in enumerate(idx):
+            c[i] = cs[k]
+    one = [i for i in range(n) if (i, i + 1) in segs]
+    if one:
+        fe = None if f_ext is None else f_ext[np.asarray(one)]
+        pAs = _body_bias(model.inertia[np.asarray(one)], jnp.stack([vel[i] for i in one]), jnp.stack([gb[i] for i in one]), fe)
+        for k, i in enumerate(one):
+            pA[i] = pAs[k]
     for _, e in segs:  # a single body, or the last body of a run (the others are stacked in pass 2)
         i = e - 1
         IA[i] = model.inertia[i] if extra_inertia is None else model.inertia[i] + extra_inertia[i]
