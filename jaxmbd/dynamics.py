@@ -154,20 +154,31 @@ def _aba(model: Model, q, v, tau, f_ext, extra_inertia):
 
     runs = {}
     singles = []  # (i, v_J, c_J) of single bodies below a parent: their c_i in one batch after the loop
-    # pass 1: joint transforms, twists, velocity products and bias forces, root to leaves
-    for s, e in segs:
-        lam = model.parents[s]
+    X = [None] * n  # ᴾX*_C = [[R, 0], [p̂R, R]] of the single bodies below a parent, built in one batch
+    vJc = [None] * n
+    for s, e in segs:  # the single bodies' joints: placements and joint twists, independent of each other
         if e - s == 1:
             i, j = s, model.joints[s]
             qi = q[model.q_start[i] : model.q_start[i] + j.nq]
             vi = v[model.v_start[i] : model.v_start[i] + j.nv]
             R[i], p[i] = j.placed_transform(model.placement_R[i], model.placement_p[i], qi)
             S[i] = j.motion_subspace(qi)
-            vJ, cJ = _joint_velocity(j, S[i], qi, vi, dtype)
+            vJc[i] = _joint_velocity(j, S[i], qi, vi, dtype)
+    below = [s for s, e in segs if e - s == 1 and model.parents[s] >= 0]
+    if below:
+        Xs = spatial.force_matrix(jnp.stack([R[i] for i in below]), jnp.stack([p[i] for i in below]))
+        for k, i in enumerate(below):
+            X[i] = Xs[k]
+    # pass 1: twists and gravity in body axes, root to leaves (serial); velocity products and bias forces after
+    for s, e in segs:
+        lam = model.parents[s]
+        if e - s == 1:
+            i = s
+            vJ, cJ = vJc[i]
             if lam < 0:
                 vel[i], c[i] = vJ, cJ
-            else:  # c_i below, with the other bodies'
-                vel[i] = spatial.inv_act_motion(R[i], p[i], vel[lam]) + vJ
+            else:  # ᶜX_P = (ᴾX*_C)ᵀ; c_i below, with the other bodies'
+                vel[i] = spatial.mtv(X[i], vel[lam]) + vJ
                 singles.append((i, vJ, cJ))
             gb[i] = spatial.mtv(R[i], g if lam < 0 else gb[lam])
         else:
@@ -240,8 +251,8 @@ def _aba(model: Model, q, v, tau, f_ext, extra_inertia):
             Ia = IA[i]
             pa = pA[i] + spatial.mv(Ia, c[i])
         if lam >= 0:
-            IA[lam] = IA[lam] + spatial.inertia_to_parent(R[i], p[i], Ia)
-            pA[lam] = pA[lam] + spatial.act_force(R[i], p[i], pa)
+            IA[lam] = IA[lam] + spatial.mm(spatial.mm(X[i], Ia), X[i].T)  # ᴾX*_C Ia ᶜX_P
+            pA[lam] = pA[lam] + spatial.mv(X[i], pa)
     # pass 3: accelerations, root to leaves (RBDA eq. 7.47-7.49)
     a = [None] * n
     qdd = []
@@ -254,7 +265,7 @@ def _aba(model: Model, q, v, tau, f_ext, extra_inertia):
             qdd.append(qr)
             continue
         i, j = s, model.joints[s]
-        ap = c[i] if lam < 0 else spatial.inv_act_motion(R[i], p[i], a[lam]) + c[i]
+        ap = c[i] if lam < 0 else spatial.mtv(X[i], a[lam]) + c[i]
         if j.nv == 1 and isinstance(j, (Revolute, Prismatic)):
             off = 3 if isinstance(j, Revolute) else 0
             qi = (u[i] - jnp.sum(U[i] * ap)) * Dinv[i]
