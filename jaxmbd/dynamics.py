@@ -177,10 +177,13 @@ def _aba(model: Model, q, v, tau, f_ext, extra_inertia):
             vJ, cJ = vJc[i]
             if lam < 0:
                 vel[i], c[i] = vJ, cJ
+                gb[i] = spatial.mtv(R[i], g)
             else:  # ᶜX_P = (ᴾX*_C)ᵀ; c_i below, with the other bodies'
-                vel[i] = spatial.mtv(X[i], vel[lam]) + vJ
+                # the parent's twist and its gravity as a motion [g; 0] in one product: ᶜX_P [g; 0] = [Rᵀg; 0]
+                moved = spatial.mtv(X[i], jnp.stack([vel[lam], jnp.concatenate([gb[lam], jnp.zeros_like(gb[lam])])]))
+                vel[i] = moved[0] + vJ
+                gb[i] = moved[1, :3]
                 singles.append((i, vJ, cJ))
-            gb[i] = spatial.mtv(R[i], g if lam < 0 else gb[lam])
         else:
             run = _Run(model, s, e, dtype)
             vel0 = jnp.zeros(6, dtype=dtype) if lam < 0 else vel[lam]
@@ -230,12 +233,12 @@ def _aba(model: Model, q, v, tau, f_ext, extra_inertia):
             if lam >= 0:
                 Ud = Ui * Di
                 Ia = IA[i] - Ud[:, None] * Ui[None, :]
-                pa = pA[i] + spatial.mv(Ia, c[i]) + Ud * ui
+                pa = pA[i] + Ud * ui  # + Ia c, added below
         elif isinstance(j, Free):
             # S = 1 (body twist): U = D = IA, u = τ − pA; the child passes on Ia = 0, pa = pA + u
             U[i], u[i] = IA[i], tau[model.v_start[i] : model.v_start[i] + 6] - pA[i]
             if lam >= 0:
-                Ia = jnp.zeros_like(IA[i])
+                Ia = None
                 pa = pA[i] + u[i]
         elif j.nv:
             Ui = spatial.mm(IA[i], S[i])
@@ -246,13 +249,19 @@ def _aba(model: Model, q, v, tau, f_ext, extra_inertia):
             if lam >= 0:
                 UD = spatial.mm(Ui, Di)
                 Ia = IA[i] - spatial.mm(UD, Ui.T)
-                pa = pA[i] + spatial.mv(Ia, c[i]) + spatial.mv(UD, ui)
+                pa = pA[i] + spatial.mv(UD, ui)  # + Ia c, added below
         else:
             Ia = IA[i]
-            pa = pA[i] + spatial.mv(Ia, c[i])
-        if lam >= 0:
-            IA[lam] = IA[lam] + spatial.mm(spatial.mm(X[i], Ia), X[i].T)  # ᴾX*_C Ia ᶜX_P
+            pa = pA[i]  # + Ia c, added below
+        if lam >= 0 and Ia is None:
             pA[lam] = pA[lam] + spatial.mv(X[i], pa)
+        elif lam >= 0:
+            # ᴾX*_C Ia ᶜX_P and ᴾX*_C (pa + Ia c) in two products: W = X [Ia | pa] = [X Ia | X pa],
+            # then (X Ia) [Xᵀ | c] = [X Ia Xᵀ | X Ia c] (four reduction kernels otherwise)
+            W = spatial.mm(X[i], jnp.concatenate([Ia, pa[:, None]], -1))
+            Z = spatial.mm(W[:, :6], jnp.concatenate([X[i].T, c[i][:, None]], -1))
+            IA[lam] = IA[lam] + Z[:, :6]
+            pA[lam] = pA[lam] + W[:, 6] + Z[:, 6]
     # pass 3: accelerations, root to leaves (RBDA eq. 7.47-7.49)
     a = [None] * n
     qdd = []
