@@ -113,7 +113,13 @@ def batch_from_waves(system, q0, duration, waves):
 
 
 def rhs_cost(system, q0, n=200, tabulated=False):
-    """Seconds per right-hand-side evaluation, states looped with lax.scan inside one jit.  ``tabulated``:
+    """Seconds per right-hand-side evaluation (median), states looped with lax.scan inside one jit."""
+    loop, args = rhs_loop(system, q0, n, tabulated)
+    return time_call(loop, *args, repeats=5).per(n)
+
+
+def rhs_loop(system, q0, n=200, tabulated=False):
+    """(jitted loop, its arguments): n right-hand-side evaluations in a lax.scan.  ``tabulated``:
     with the wave excitation looked up in a per-run table at times on the RK4 grid (what the fixed-step
     solver evaluates) instead of summed over the components."""
     waves = system.waves.realise(KEY)
@@ -134,7 +140,7 @@ def rhs_cost(system, q0, n=200, tabulated=False):
 
         return jax.lax.scan(body, y0, ts)[0]
 
-    return time_call(loop, y0, ts, repeats=5).per(n)
+    return loop, (y0, ts)
 
 
 def numpy_rhs_cost(peer, q0, n=200):
@@ -149,8 +155,8 @@ def numpy_rhs_cost(peer, q0, n=200):
     return time_call(loop, repeats=5, block=False, warmup=1).per(n)
 
 
-def step_cost(system, q0, integrator, n_steps=1000):
-    """Seconds per integrator step of a fixed-step solve (no saving but the end), and the compile time."""
+def step_solve(system, q0, integrator, n_steps=1000):
+    """(jitted fixed-step solve of n_steps, its arguments, compile time); saves only at the end."""
     waves = system.waves.realise(KEY)
     y0 = initial_state(system, q0)
     ts = (0.0, n_steps * integrator.dt)
@@ -158,8 +164,22 @@ def step_cost(system, q0, integrator, n_steps=1000):
     f = jax.jit(lambda y: solve(system, y, ts, integrator=integ, waves=waves)[0], compiler_options=FORWARD_JIT_OPTIONS)
     t0 = time.perf_counter()
     jax.block_until_ready(f(y0))
-    compile_s = time.perf_counter() - t0
-    return time_call(f, y0, repeats=3).per(n_steps), compile_s
+    return f, (y0,), time.perf_counter() - t0
+
+
+def interleaved(calls, rounds=7):
+    """Seconds per evaluation of each ``name: (fn, args, n)``, the minimum over ``rounds`` rounds that
+    call each in turn: ratios between them then compare neighbouring runs (this machine's speed drifts
+    by up to 1.7x within minutes, more than the overheads measured)."""
+    best = {name: np.inf for name in calls}
+    for fn, args, _ in calls.values():
+        jax.block_until_ready(fn(*args))
+    for _ in range(rounds):
+        for name, (fn, args, _) in calls.items():
+            t0 = time.perf_counter()
+            jax.block_until_ready(fn(*args))
+            best[name] = min(best[name], time.perf_counter() - t0)
+    return {name: best[name] / n for name, (_, _, n) in calls.items()}
 
 
 # -- end to end ---------------------------------------------------------------------------
@@ -243,12 +263,15 @@ def main(argv=None):
 
     log("right-hand side ...")
     t_rhs = rhs_cost(system, q0)
-    t_rhs_tab = rhs_cost(system, q0, tabulated=True)
     t_np = numpy_rhs_cost(peer, q0)
     log("integrator steps ...")
-    t_rk4, c_rk4 = step_cost(system, q0, Integrator("rk4", dt=DT))
-    t_tsit, c_tsit = step_cost(system, q0, Integrator("tsit5", dt=DT))
-    t_dfx, c_dfx = step_cost(system, q0, Integrator("tsit5", dt=DT, use_diffrax=True))
+    steps = {name: step_solve(system, q0, integ) for name, integ in (
+        ("rk4", Integrator("rk4", dt=DT)), ("tsit5", Integrator("tsit5", dt=DT)),
+        ("diffrax", Integrator("tsit5", dt=DT, use_diffrax=True)))}
+    (c_rk4, c_tsit, c_dfx) = (steps[k][2] for k in ("rk4", "tsit5", "diffrax"))
+    mins = interleaved({"rhs": (*rhs_loop(system, q0, 200, tabulated=True), 200),
+                        **{k: (f, a, 1000) for k, (f, a, _) in steps.items()}})
+    t_rhs_tab, t_rk4, t_tsit, t_dfx = (mins[k] for k in ("rhs", "rk4", "tsit5", "diffrax"))
     log("end to end ...")
     e2e = {}
     for n in sizes:
@@ -326,7 +349,9 @@ def main(argv=None):
         + "; ".join(f"{name.split(' (')[0]} {e:.1e}" for name, e in err32.items()) + ".",
         "",
         "The integrator overhead is the step time over the cost of its evaluations: 1.00 means the step costs",
-        "nothing beyond the right-hand sides. The RK4 peer integrates the same equations with the same steps",
+        "nothing beyond the right-hand sides. The tabulated right-hand side and the three steps are timed in turn,",
+        "7 rounds, minimum of each: the ratios compare neighbouring runs (medians taken minutes apart had moved",
+        "with the machine's speed: 1.40x in one run where the same steps, end to end, cost 42 µs). The RK4 peer integrates the same equations with the same steps",
         "as jaxmbd, so its maxima agree to roundoff; RK45's differ by RK4's step error at 0.1 s.",
         "A(∞) is symmetric in both (`HydroBody.create` keeps ½ (A + Aᵀ); the fitted one is about 1 % asymmetric,",
         "and the articulated-body recursion reads its lower triangle while a mass-matrix solve reads all of it).",

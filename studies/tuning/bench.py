@@ -190,6 +190,12 @@ def write_section(out, path=None):
         "removed one of the three evaluations: 600 s, one process each, reverse mode 2.54 -> 1.71 s against forward",
         "runs of 0.61 and 0.57 s (4.2x -> 3.0x), XLA temporaries 31 -> 44 MB.  An earlier try of the same change,",
         "before the loads' and the recursion's kernel cuts, was slower (NOTES); it no longer is.",
+        "Then the recursion's non-serial work left its serial passes (NOTES): 200 s of this objective, alternating",
+        "processes, the forward run 0.19-0.22 -> 0.131 s, reverse mode 0.62-0.65 -> 0.65-0.69 s, unchanged.  Reverse",
+        "mode differentiates the recursion through its dense inverse-dynamics rule and the loads' VJPs, which that",
+        "change did not touch; autodiff through the new recursion instead of the rule is still slower (0.67-0.72",
+        "against 0.59-0.60 s).  So the gradient costs what it did, and its ratio to the now faster forward run rose",
+        "from 3.0-3.1x to 5.2-5.5x.  The lever left is the rule's and the loads' reverse-mode kernels.",
     ]
     Path(path).write_text("\n".join(lines) + "\n")
     try:
