@@ -153,18 +153,17 @@ def _aba(model: Model, q, v, tau, f_ext, extra_inertia):
         return Rw[i]
 
     runs = {}
-    singles = []  # (i, v_J, c_J) of single bodies below a parent: their c_i in one batch after the loop
+    single = [s for s, e in segs if e - s == 1]  # bodies not in a scanned run
+    below = [i for i in single if model.parents[i] >= 0]
     X = [None] * n  # ᴾX*_C = [[R, 0], [p̂R, R]] of the single bodies below a parent, built in one batch
-    vJc = [None] * n
-    for s, e in segs:  # the single bodies' joints: placements and joint twists, independent of each other
-        if e - s == 1:
-            i, j = s, model.joints[s]
-            qi = q[model.q_start[i] : model.q_start[i] + j.nq]
-            vi = v[model.v_start[i] : model.v_start[i] + j.nv]
-            R[i], p[i] = j.placed_transform(model.placement_R[i], model.placement_p[i], qi)
-            S[i] = j.motion_subspace(qi)
-            vJc[i] = _joint_velocity(j, S[i], qi, vi, dtype)
-    below = [s for s, e in segs if e - s == 1 and model.parents[s] >= 0]
+    vJc = [None] * n  # (v_J, c_J) of the single bodies
+    for i in single:  # placements and joint twists, independent of each other
+        j = model.joints[i]
+        qi = q[model.q_start[i] : model.q_start[i] + j.nq]
+        vi = v[model.v_start[i] : model.v_start[i] + j.nv]
+        R[i], p[i] = j.placed_transform(model.placement_R[i], model.placement_p[i], qi)
+        S[i] = j.motion_subspace(qi)
+        vJc[i] = _joint_velocity(j, S[i], qi, vi, dtype)
     if below:
         Xs = spatial.force_matrix(jnp.stack([R[i] for i in below]), jnp.stack([p[i] for i in below]))
         for k, i in enumerate(below):
@@ -183,7 +182,6 @@ def _aba(model: Model, q, v, tau, f_ext, extra_inertia):
                 moved = spatial.mtv(X[i], jnp.stack([vel[lam], jnp.concatenate([gb[lam], jnp.zeros_like(gb[lam])])]))
                 vel[i] = moved[0] + vJ
                 gb[i] = moved[1, :3]
-                singles.append((i, vJ, cJ))
         else:
             run = _Run(model, s, e, dtype)
             vel0 = jnp.zeros(6, dtype=dtype) if lam < 0 else vel[lam]
@@ -194,17 +192,16 @@ def _aba(model: Model, q, v, tau, f_ext, extra_inertia):
             gb[e - 1] = spatial.mtv(Rw[e - 1], g)
     # velocity products and bias forces of the single bodies, all at once: only the twists and the
     # gravity are serial along the tree, these are not (a few kernels instead of a few per body)
-    if singles:
-        idx = [i for i, _, _ in singles]
-        vs = jnp.stack([vel[i] for i in idx])
-        cs = jnp.stack([cJ for _, _, cJ in singles]) + spatial.cross_motion(vs, jnp.stack([vJ for _, vJ, _ in singles]))
-        for k, i in enumerate(idx):
+    if below:
+        cs = (jnp.stack([vJc[i][1] for i in below])
+              + spatial.cross_motion(jnp.stack([vel[i] for i in below]), jnp.stack([vJc[i][0] for i in below])))
+        for k, i in enumerate(below):
             c[i] = cs[k]
-    one = [i for i in range(n) if (i, i + 1) in segs]
-    if one:
-        fe = None if f_ext is None else f_ext[np.asarray(one)]
-        pAs = _body_bias(model.inertia[np.asarray(one)], jnp.stack([vel[i] for i in one]), jnp.stack([gb[i] for i in one]), fe)
-        for k, i in enumerate(one):
+    if single:
+        fe = None if f_ext is None else f_ext[np.asarray(single)]
+        pAs = _body_bias(model.inertia[np.asarray(single)], jnp.stack([vel[i] for i in single]),
+                         jnp.stack([gb[i] for i in single]), fe)
+        for k, i in enumerate(single):
             pA[i] = pAs[k]
     for _, e in segs:  # a single body, or the last body of a run (the others are stacked in pass 2)
         i = e - 1
