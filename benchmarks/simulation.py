@@ -43,7 +43,7 @@ from jaxmbd import FORWARD_JIT_OPTIONS
 from jaxmbd.simulate import Integrator, initial_state, simulate, solve
 
 from .numpy_crane_vessel import CraneVesselNumpy, build_system, run_rk4, run_rk45
-from .timing import time_call
+from .timing import interleaved, time_call
 
 ROOT = Path(__file__).resolve().parents[1]
 DT = 0.1  # s, RK4 step of both tools
@@ -165,21 +165,6 @@ def step_solve(system, q0, integrator, n_steps=1000):
     t0 = time.perf_counter()
     jax.block_until_ready(f(y0))
     return f, (y0,), time.perf_counter() - t0
-
-
-def interleaved(calls, rounds=7):
-    """Seconds per evaluation of each ``name: (fn, args, n)``, the minimum over ``rounds`` rounds that
-    call each in turn: ratios between them then compare neighbouring runs (this machine's speed drifts
-    by up to 1.7x within minutes, more than the overheads measured)."""
-    best = {name: np.inf for name in calls}
-    for fn, args, _ in calls.values():
-        jax.block_until_ready(fn(*args))
-    for _ in range(rounds):
-        for name, (fn, args, _) in calls.items():
-            t0 = time.perf_counter()
-            jax.block_until_ready(fn(*args))
-            best[name] = min(best[name], time.perf_counter() - t0)
-    return {name: best[name] / n for name, (_, _, n) in calls.items()}
 
 
 # -- end to end ---------------------------------------------------------------------------

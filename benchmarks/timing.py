@@ -124,3 +124,18 @@ def fmt_ratio(a: float | None, b: float | None) -> str:
     if a is None or b is None or a != a or b != b or b == 0:
         return "–"
     return f"{a / b:.2f}"
+
+
+def interleaved(calls, rounds=7, warmup=True):
+    """Seconds per evaluation of each ``name: (fn, args, n)``, the minimum over ``rounds`` rounds that
+    call each in turn: ratios between them then compare neighbouring runs (this machine's speed drifts
+    by up to 1.7x within minutes, more than the overheads measured)."""
+    best = {name: float("inf") for name in calls}
+    for fn, args, _ in calls.values() if warmup else ():
+        jax.block_until_ready(fn(*args))
+    for _ in range(rounds):
+        for name, (fn, args, _) in calls.items():
+            t0 = time.perf_counter()
+            jax.block_until_ready(fn(*args))
+            best[name] = min(best[name], time.perf_counter() - t0)
+    return {name: best[name] / n for name, (_, _, n) in calls.items()}

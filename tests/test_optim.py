@@ -181,16 +181,22 @@ def test_lazy_outputs_compute_only_what_is_read():
         lazy["nope/x"]
 
 
-def test_outputs_from_the_solvers_derivatives():
-    """``solve(..., dynamics=True)``: the same states as without, and joint wrenches built from the
-    solver's own (dy/dt, f_ext) at the saves equal those from a fresh evaluation there, to 1e-12
-    relative (the same arithmetic; the first stage of each step evaluates the saved state)."""
+def _short_regular_wave_run():
+    """The small crane vessel in a regular wave from 60°: (system, y0 at rest, waves, 2 s of saves every 0.2 s)."""
     sea = SeaState(regular=RegularWave(2.0, 8.0, np.deg2rad(60.0)))
     system, qg = small_crane_vessel(sea)
     v = jnp.zeros(system.model.nv)
     y0 = (qg, v, system.initial_states(qg, v))
     waves = system.waves.realise(jax.random.key(0))
     ts = optim.time_grid(2.0, 0.2, 0.05)
+    return system, y0, waves, ts
+
+
+def test_outputs_from_the_solvers_derivatives():
+    """``solve(..., dynamics=True)``: the same states as without, and joint wrenches built from the
+    solver's own (dy/dt, f_ext) at the saves equal those from a fresh evaluation there, to 1e-12
+    relative (the same arithmetic; the first stage of each step evaluates the saved state)."""
+    system, y0, waves, ts = _short_regular_wave_run()
     for method in ("rk4",):  # the stage loop is the same for every tableau
         integ = Integrator(method, dt=0.05)
         ys, _ = solve(system, y0, ts, integrator=integ, waves=waves)
@@ -251,12 +257,7 @@ def test_checkpoint_modes_give_the_same_gradient(monkeypatch):
     ``"auto"`` keeps the stages within the memory budget and switches to the saves beyond it."""
     sim = sys.modules["jaxmbd.simulate"]  # the package's `simulate` is the function
 
-    sea = SeaState(regular=RegularWave(2.0, 8.0, np.deg2rad(60.0)))
-    system, qg = small_crane_vessel(sea)
-    v = jnp.zeros(system.model.nv)
-    y0 = (qg, v, system.initial_states(qg, v))
-    waves = system.waves.realise(jax.random.key(0))
-    ts = optim.time_grid(2.0, 0.2, 0.05)
+    system, y0, waves, ts = _short_regular_wave_run()
 
     def loss(scale, checkpoint):
         ys, _ = solve(system, (y0[0], y0[1] + scale * 0.01, y0[2]), ts, waves=waves,

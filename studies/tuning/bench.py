@@ -35,6 +35,7 @@ from optim.examples import small_crane_vessel  # noqa: E402
 from jaxmbd import FORWARD_JIT_OPTIONS  # noqa: E402
 from jaxmbd.hydro import JONSWAP, SeaState  # noqa: E402
 from jaxmbd.simulate import STAGE_MEMORY_BUDGET, Integrator  # noqa: E402
+from benchmarks.timing import interleaved  # noqa: E402
 
 
 def main(argv=None):
@@ -94,11 +95,9 @@ def main(argv=None):
                      "maxrss_bytes_so_far": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
     # Rounds of one run of each mode in turn, best per mode: the ratios come from neighbouring
     # runs, so a change in the machine's speed during the benchmark moves all modes together.
-    for _ in range(a.rounds):
-        for name, c in compiled.items():
-            t = time.perf_counter()
-            jax.block_until_ready(c(u))
-            out[name]["run_s"] = min(out[name]["run_s"], time.perf_counter() - t)
+    best = interleaved({name: (c, (u,), 1) for name, c in compiled.items()}, rounds=a.rounds, warmup=False)
+    for name in compiled:
+        out[name]["run_s"] = best[name]
     for name in compiled:
         print(name, out[name], flush=True)
     for m in ("reverse", "reverse_saves", "forward"):
