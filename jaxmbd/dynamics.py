@@ -17,6 +17,8 @@ Arguments shared by every algorithm:
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -293,8 +295,11 @@ def _aba(model: Model, q, v, tau, f_ext, extra_inertia):
 # differentiated by a custom JVP rule: M dv̇ = dτ − d(ID) with v̇ held, where the inverse dynamics ID
 # and the joint-space inertia M are written for every body at once in the world frame (body
 # Jacobians, a Cholesky factor).  Autodiff through the ABA transposes its ~200 tiny kernels one by
-# one; this rule's JVP and VJP cost about half as much and compile 3-4x faster.  The value itself is
-# still the ABA's (faster than the mass-matrix route when vmapped on the CPU).
+# one; this rule's JVP and VJP cost about half as much and compile 3-4x faster.  Tangents of the state,
+# τ and f_ext on trees of constant-subspace joints take a closed form of d(ID) (the bodies' rigid
+# motions, :func:`_rigid_motion_jvp`); those of the model's arrays or the extra inertia differentiate
+# the world-frame terms.  The value itself is still the ABA's (faster than the mass-matrix route when
+# vmapped on the CPU).
 DENSE_MAX_NV = 16
 
 _CONSTANT_S = (Fixed, Revolute, Prismatic, Cylindrical, Spherical, Free)  # S constant, c_J = 0
@@ -375,10 +380,26 @@ def _compose_to_roots(parents, R, p):
     return R[:n], p[:n]
 
 
-def _dense_terms(model: Model, q, v, f_ext, extra_inertia):
-    """World-frame quantities of every body (spatial vectors at the world origin):
-    J (n, 6, nv) body Jacobians, IT (n, 6, 6) inertias with the extra inertia, and the bias
-    wrenches B (n, 6) = I_T J̇v + V ×* I V − I [g; 0] − f_ext, so that τ = Σ Jᵀ (I_T J v̇ + B)."""
+class _World(NamedTuple):
+    """World-frame quantities of every body (spatial vectors at the world origin), :func:`_dense_world`."""
+
+    Rw: jax.Array  # (n, 3, 3), (n, 3) body placements in the world
+    pw: jax.Array
+    Sw: jax.Array  # (nv, 6) motion subspace of each DOF
+    vJ: jax.Array  # (nv, 6) Sw v
+    V: jax.Array  # (n, 6) body twists
+    Ab: jax.Array  # (n, 6) J̇ v
+    I: jax.Array  # (n, 6, 6) inertias, IT with the extra inertia
+    IT: jax.Array
+    fw: jax.Array | None  # (n, 6) external wrenches
+    B: jax.Array  # (n, 6) bias wrenches
+
+
+def _dense_world(model: Model, q, v, f_ext, extra_inertia) -> _World:
+    """World-frame quantities of every body (spatial vectors at the world origin): placements, the
+    DOFs' motion subspaces Sw (the body Jacobians are J_b = Sw ᵀ masked by the DOFs that move b),
+    twists, inertias I and I_T (with the extra inertia), and the bias wrenches
+    B = I_T J̇v + V ×* I V − I [g; 0] − f_ext, so that τ = Σ Jᵀ (I_T J v̇ + B)."""
     anc, mask, owner, S0 = _tree_tables(model)
     dtype = jnp.result_type(model.inertia.dtype, q, v)
     R, p = _joint_placements(model, q)
@@ -392,7 +413,6 @@ def _dense_terms(model: Model, q, v, f_ext, extra_inertia):
             S = S.at[model.v_start[i] : model.v_start[i] + j.nv].set(j.motion_subspace(qi).T)
             cJ.append((i, j.bias(qi, vi)))
     Sw = spatial.act_motion(Rw[owner], pw[owner], S)  # (nv, 6)
-    J = Sw.T[None] * mask[:, None, :]
     vJ = Sw * v[:, None]
     V = jnp.asarray(mask, dtype) @ vJ  # body twists
     cr = spatial.cross_motion(V[owner], vJ)  # d/dt (X S) v = V × X S v per DOF
@@ -408,11 +428,23 @@ def _dense_terms(model: Model, q, v, f_ext, extra_inertia):
     Ft = jnp.swapaxes(F, -1, -2)
     I = spatial.mm(spatial.mm(F, model.inertia), Ft)
     IT = I if extra_inertia is None else I + spatial.mm(spatial.mm(F, extra_inertia), Ft)
-    g = jnp.concatenate([model.gravity, jnp.zeros(3, dtype=model.gravity.dtype)])
-    B = spatial.mv(IT, Ab) + spatial.cross_force(V, spatial.mv(I, V)) - spatial.mv(I, g)
+    B = spatial.mv(IT, Ab) + spatial.cross_force(V, spatial.mv(I, V)) - spatial.mv(I, _gravity_motion(model))
+    fw = None
     if f_ext is not None:
-        B = B - spatial.act_force(Rw, pw, f_ext)
-    return J, IT, B
+        fw = spatial.act_force(Rw, pw, f_ext)
+        B = B - fw
+    return _World(Rw, pw, Sw, vJ, V, Ab, I, IT, fw, B)
+
+
+def _gravity_motion(model: Model):
+    return jnp.concatenate([model.gravity, jnp.zeros(3, dtype=model.gravity.dtype)])
+
+
+def _dense_terms(model: Model, q, v, f_ext, extra_inertia):
+    """J (n, 6, nv) body Jacobians, I_T (n, 6, 6) and the bias wrenches B (n, 6) of :func:`_dense_world`."""
+    mask = _tree_tables(model)[1]
+    w = _dense_world(model, q, v, f_ext, extra_inertia)
+    return w.Sw.T[None] * mask[:, None, :], w.IT, w.B
 
 
 def _dense_solve(model, q, v, tau, f_ext, extra_inertia):
@@ -448,6 +480,8 @@ def _small_tree_forward_dynamics_jvp(primals, tangents):
     # those inputs are held constant in the JVP instead of carrying zero tangents through it.
     model, q, v, tau, f_ext, extra = primals
     dmodel, dq, dv, dtau, df, dextra = tangents
+    if _rigid_rule_applies(model, dmodel, dextra):
+        return _rigid_motion_jvp(model, q, v, tau, f_ext, extra, dq, dv, dtau, df)
     args, treedef = jax.tree_util.tree_flatten((model, q, v, f_ext, extra))
     dargs = jax.tree_util.tree_leaves((dmodel, dq, dv, df, dextra), is_leaf=lambda x: isinstance(x, _SymbolicZero))
     live = [k for k, d in enumerate(dargs) if not isinstance(d, _SymbolicZero)]
@@ -471,6 +505,92 @@ def _small_tree_forward_dynamics_jvp(primals, tangents):
 
 
 _SymbolicZero = jax.custom_derivatives.SymbolicZero
+
+
+def _is_zero(t) -> bool:
+    return all(isinstance(x, _SymbolicZero) for x in jax.tree_util.tree_leaves(t, is_leaf=lambda x: isinstance(x, _SymbolicZero)))
+
+
+def _rigid_rule_applies(model: Model, dmodel, dextra) -> bool:
+    """The closed-form JVP below covers the state, τ and f_ext tangents of trees whose joints have
+    constant motion subspaces; tangents of the model's arrays or of the extra inertia (design
+    derivatives) take the general rule."""
+    return _is_zero(dmodel) and _is_zero(dextra) and all(isinstance(j, _CONSTANT_S) for j in model.joints)
+
+
+def _velocity_coordinates(model: Model, q, dq):
+    """δ (nv,) with X_J(q)⁻¹ dX_J = S δ for every joint (child frame): the configuration tangent dq in
+    velocity coordinates.  dq itself where nq = nv; for the quaternions of free and spherical joints,
+    ω = 2 vec(q* ⊗ dq) / |q|² (the rotation of the normalised quaternion, as the joints' transforms
+    normalise it) and the free joint's translation in its own axes, Rᵀ dp."""
+    parts = []
+    for i, j in enumerate(model.joints):
+        if not j.nv:
+            continue
+        qi, dqi = (x[model.q_start[i] : model.q_start[i] + j.nq] for x in (q, dq))
+        if j.nq == j.nv:
+            parts.append(dqi)
+            continue
+        quat, dquat = (qi[3:], dqi[3:]) if isinstance(j, Free) else (qi, dqi)
+        rate = spatial.quat_multiply(quat * jnp.asarray([1.0, -1.0, -1.0, -1.0], dtype=quat.dtype), dquat)[1:]
+        omega = 2.0 * rate / jnp.sum(quat * quat)
+        parts += [spatial.mtv(spatial.quat_to_matrix(quat), dqi[:3]), omega] if isinstance(j, Free) else [omega]
+    return jnp.concatenate(parts)
+
+
+def _rigid_motion_jvp(model, q, v, tau, f_ext, extra, dq, dv, dtau, df):
+    """The inverse-dynamics JVP in closed form, in the world frame (Carpentier and Mansard 2018's
+    derivatives written for all bodies at once).  A configuration tangent moves each body b rigidly
+    by the world twist Ξ_b = Σ_{i ≼ b} X_i ξ_i, ξ_i = X_Jᵢ⁻¹ dX_Jᵢ its joint's perturbation, so every
+    world-frame quantity attached to a body turns with it: dS_k = Ξ_o(k) × S_k, dI = Ξ ×* I − I Ξ×,
+    d(X* f_ext) = Ξ ×* X* f_ext.  With v̇ = a held, the body wrenches f = I_T A + V ×* I V − I g − f_ext
+    (A = J a + J̇ v) give dID_k = dS_k · F_k + S_k · dF_k (F: subtree sums), and M dv̇ = dτ − dID.
+    A few batched products over all bodies instead of the derivative of every placement and
+    transform (the general rule's ``jax.jvp`` of :func:`_dense_world`), and so is its transpose."""
+    _, mask, owner, _ = _tree_tables(model)
+    dtype = jnp.result_type(model.inertia.dtype, q, v)
+    w = _dense_world(model, q, v, f_ext, extra)
+    maskT = jnp.asarray(mask.T, dtype)
+    mask = jnp.asarray(mask, dtype)
+    J = w.Sw.T[None] * mask[:, None, :]
+    a, L = _solve_from_terms(J, w.IT, w.B, tau)
+    cm, cf, mv = spatial.cross_motion, spatial.cross_force, spatial.mv
+    Ja = mask @ (w.Sw * a[:, None])
+    f = mv(w.IT, Ja) + w.B  # body wrenches at the solution: ID = Σ Jᵀ f
+    zero_q, zero_v = isinstance(dq, _SymbolicZero), isinstance(dv, _SymbolicZero)
+    df_body = jnp.zeros_like(f)
+    dSw = None
+    if not zero_q:
+        Xi = mask @ (w.Sw * _velocity_coordinates(model, q, dq)[:, None])  # (n, 6) world twists of the bodies
+        dSw = cm(Xi[owner], w.Sw)
+    dvJ = None
+    if not zero_q:
+        dvJ = dSw * v[:, None]
+    if not zero_v:
+        dvJ = w.Sw * dv[:, None] if dvJ is None else dvJ + w.Sw * dv[:, None]
+    if dvJ is not None:
+        dV = mask @ dvJ
+        dcr = cm(dV[owner], w.vJ) + cm(w.V[owner], dvJ)
+        dA = mask @ (dcr if zero_q else dcr + dSw * a[:, None])
+        IV = mv(w.I, w.V)
+        df_body = mv(w.IT, dA) + cf(dV, IV) + cf(w.V, mv(w.I, dV))
+        if not zero_q:
+            A = Ja + w.Ab
+            g = _gravity_motion(model).astype(dtype)
+            # the rigid turn of every body-attached term: Ξ ×* (·) − (·)(Ξ × ·) for I_T A, V ×* I V, − I g, − f_ext
+            df_body = (df_body + cf(Xi, mv(w.IT, A) - mv(w.I, g)) - mv(w.IT, cm(Xi, A)) + mv(w.I, cm(Xi, g))
+                       + cf(w.V, cf(Xi, IV) - mv(w.I, cm(Xi, w.V))))
+            if w.fw is not None:
+                df_body = df_body - cf(Xi, w.fw)
+    if not isinstance(df, _SymbolicZero) and f_ext is not None:
+        df_body = df_body - spatial.act_force(w.Rw, w.pw, df)
+    dID = jnp.sum(w.Sw * (maskT @ df_body), -1)
+    if not zero_q:
+        dID = dID + jnp.sum(dSw * (maskT @ f), -1)
+    rhs = -dID if isinstance(dtau, _SymbolicZero) else dtau - dID
+    return a, _cho_solve(L, rhs)
+
+
 _small_tree_forward_dynamics.defjvp(_small_tree_forward_dynamics_jvp, symbolic_zeros=True)
 
 

@@ -156,6 +156,59 @@ def test_rule_with_some_inputs_held():
         assert rel(ours, ref) < RTOL
 
 
+def constant_subspace_model(rng):
+    """Every joint kind whose motion subspace is constant (free, spherical, cylindrical, revolute,
+    prismatic, fixed) on a branching tree: the state derivatives take the closed-form rule."""
+    def body():
+        d = rng.uniform(0.2, 1.0, 3)
+        return Body(mass=rng.uniform(1.0, 3.0), com=rng.uniform(-0.3, 0.3, 3), inertia=np.diag([d[1] + d[2], d[0] + d[2], d[0] + d[1]]))
+
+    def pl():
+        return Placement.from_xyz_rpy(rng.uniform(-1, 1, 3), rng.uniform(-1, 1, 3))
+
+    b = ModelBuilder()
+    b.add_body("base", body=body(), joint=mbd.Free())
+    b.add_body("s", body=body(), joint=mbd.Spherical(), parent="base", placement=pl())
+    b.add_body("r2", body=body(), joint=mbd.Revolute((1.0, 0.0, 0.0)), parent="s", placement=pl())
+    b.add_body("c", body=body(), joint=mbd.Cylindrical((0.0, 1.0, 0.0)), parent="base", placement=pl())
+    b.add_body("r", body=body(), joint=mbd.Revolute((0.0, 0.6, 0.8)), parent="c", placement=pl())
+    b.add_body("p", body=body(), joint=mbd.Prismatic((1.0, 0.0, 0.0)), parent="r", placement=pl())
+    b.add_body("f", body=body(), joint=mbd.Fixed(), parent="p", placement=pl())
+    return b.build()
+
+
+def test_closed_form_rule_for_the_state(monkeypatch):
+    """Tangents of q, v, τ and f_ext with the model and the extra inertia held go through the
+    closed-form rule (counted): forward mode equals autodiff of the recursion along each input alone and
+    all at once (the quaternion tangents unnormalised: the joints normalise their quaternions, so both
+    see the same rotation), and reverse mode is its adjoint, to rounding."""
+    model = constant_subspace_model(np.random.default_rng(31))
+    q, v, tau, fext, extra = inputs(model, np.random.default_rng(32))
+    assert dynamics._use_dense(model)
+    calls = []
+    rule = dynamics._rigid_motion_jvp
+    monkeypatch.setattr(dynamics, "_rigid_motion_jvp", lambda *a: calls.append(1) or rule(*a))
+    rng = np.random.default_rng(33)
+    state = (q, v, tau, fext)
+    t = tuple(jnp.asarray(rng.normal(size=x.shape)) for x in state)
+    zeros = tuple(jnp.zeros_like(x) for x in t)
+
+    def fd_of(fd):
+        return lambda *s: fd(model, *s, extra)
+
+    for k in range(5):  # each input alone, then all together
+        tk = t if k == 4 else zeros[:k] + (t[k],) + zeros[k + 1:]
+        ours = jax.jit(lambda tk: jax.jvp(fd_of(mbd.forward_dynamics), state, tk)[1])(tk)
+        ref = jax.jit(lambda tk: jax.jvp(fd_of(dynamics._aba), state, tk)[1])(tk)
+        assert rel(ours, ref) < RTOL, k
+    assert calls
+    w = jnp.asarray(rng.normal(size=model.nv))
+    lhs = jnp.dot(w, jax.jit(lambda: jax.jvp(fd_of(mbd.forward_dynamics), state, t)[1])())
+    cot = jax.jit(lambda: jax.vjp(fd_of(mbd.forward_dynamics), *state)[1](w))()
+    rhs = sum(jnp.sum(a * b) for a, b in zip(cot, t))
+    assert abs(lhs - rhs) < 1e-10 * max(1.0, abs(lhs))
+
+
 def test_gravity_torques_on_every_joint_kind():
     """``gravity_torques`` = RNEA(q, 0, 0) on the mixed tree (the universal joint's q-dependent motion
     subspace takes the per-joint path, the others the constant selection tensor), eagerly and under jit,
