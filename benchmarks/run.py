@@ -31,6 +31,7 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
 import jaxmbd as mbd  # noqa: E402
+from jaxmbd import _xla  # noqa: E402
 from benchmarks import peers  # noqa: E402
 from benchmarks.states import models, random_states  # noqa: E402
 from benchmarks.timing import compile_times, fmt_ratio, fmt_us, time_call, time_loop  # noqa: E402
@@ -218,15 +219,15 @@ def crane_only(args):
 
 def fusion_compare(args, log):
     res = {}
-    cases = (("jaxmbd's default (YNN fusions off, set at import; memory-optimised schedule)", "", {}, []),
-             ("YNN fusions off, XLA's default (concurrency-optimised) schedule", "", {}, ["--xla-default-scheduler"]),
+    cases = (("jaxmbd's default (YNN fusions off and Eigen on one thread, set at import; memory-optimised schedule)", "", {}, []),
+             ("jaxmbd's XLA_FLAGS, XLA's default (concurrency-optimised) schedule", "", {}, ["--xla-default-scheduler"]),
              ("XLA's defaults (`JAXMBD_XLA_DEFAULTS=0`)", "", {"JAXMBD_XLA_DEFAULTS": "0"}, []),
              ("plus fusion emitters off", "--xla_cpu_use_fusion_emitters=false", {}, []))
     for label, flags, extra_env, extra_args in cases:
         env = dict(os.environ, **extra_env)
         inherited = env.get("XLA_FLAGS", "")
         if extra_env:  # without the option this process's import of jaxmbd added
-            inherited = " ".join(f for f in inherited.split() if f != "--xla_cpu_experimental_ynn_fusion_type=")
+            inherited = " ".join(f for f in inherited.split() if f not in _xla.XLA_FLAGS_SET)
         env["XLA_FLAGS"] = (inherited + " " + flags).strip()
         log(f"crane8 in a subprocess, XLA_FLAGS={env['XLA_FLAGS']!r} {extra_env} {' '.join(extra_args)} ...")
         r = subprocess.run([sys.executable, "-m", "benchmarks.run", "--crane-only", "--n-states", str(args.n_states),

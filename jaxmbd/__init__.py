@@ -1,7 +1,7 @@
 """jaxmbd: differentiable multibody dynamics in JAX for marine operations.
 
-Float64 is switched on at import unless the environment sets ``JAXMBD_X64=0``.  One XLA CPU option
-is set at import (see ``jaxmbd._xla``), and the forward programs jaxmbd compiles carry one
+Float64 is switched on at import unless the environment sets ``JAXMBD_X64=0``.  Two XLA CPU options
+are set at import (see ``jaxmbd._xla``), and the forward programs jaxmbd compiles carry one
 compiler option (``FORWARD_JIT_OPTIONS``, see ``jaxmbd._xla``), unless ``JAXMBD_XLA_DEFAULTS=0``.
 """
 

@@ -2,10 +2,17 @@
 compiles itself.  Both only for the jaxlib versions they were measured on (an unknown option is an
 error to XLA), and neither where ``JAXMBD_XLA_DEFAULTS=0``.
 
-At import (:func:`set_xla_flags`): XLA's CPU compiler (jaxlib 0.10) hands some reductions and small
-matrix products to the YNNPACK library; on the 6x6 and 13x13 arrays of multibody dynamics those
-kernels cost 5-20x XLA's own (BENCHMARKS.md).  ``--xla_cpu_experimental_ynn_fusion_type=`` switches
-them off, unless XLA_FLAGS already names the option.
+At import (:func:`set_xla_flags`), each unless XLA_FLAGS already names the option:
+
+- XLA's CPU compiler (jaxlib 0.10) hands some reductions and small matrix products to the YNNPACK
+  library; on the 6x6 and 13x13 arrays of multibody dynamics those kernels cost 5-20x XLA's own
+  (BENCHMARKS.md).  ``--xla_cpu_experimental_ynn_fusion_type=`` switches them off.
+- The matrix products XLA leaves as ``dot`` kernels (the mass matrix, the tree's subtree sums, the
+  radiation state space; batched over tangents in forward-mode gradients) run in Eigen, which by
+  default splits each over the thread pool: for products of a few hundred numbers the hand-off costs
+  more than the product.  ``--xla_cpu_multi_thread_eigen=false`` runs them on the calling thread:
+  the crane vessel's gradients 15 % (reverse mode) and 30 % (forward mode) faster, forward
+  simulations, single or batched, unchanged (benchmarks/NOTES.md, "Eigen's thread pool").
 
 Per program (``FORWARD_JIT_OPTIONS``): XLA:CPU runs a compiled program as a sequence of kernels
 ("thunks"); independent kernels may run concurrently on its thread pool.  Its default instruction schedule is the concurrency-optimised one,
@@ -38,11 +45,19 @@ def _applies() -> bool:
     return os.environ.get("JAXMBD_XLA_DEFAULTS", "1") != "0" and _MEASURED[0] <= version < _MEASURED[1]
 
 
+XLA_FLAGS_SET = ("--xla_cpu_experimental_ynn_fusion_type=", "--xla_cpu_multi_thread_eigen=false")
+
+
 def set_xla_flags():
-    """Add the YNN option to XLA_FLAGS (called by ``import jaxmbd``, before the CPU backend starts)."""
+    """Add :data:`XLA_FLAGS_SET` to XLA_FLAGS (called by ``import jaxmbd``, before the CPU backend
+    starts), each unless XLA_FLAGS already names its option."""
+    if not _applies():
+        return
     flags = os.environ.get("XLA_FLAGS", "")
-    if _applies() and "xla_cpu_experimental_ynn_fusion_type" not in flags:
-        os.environ["XLA_FLAGS"] = (flags + " --xla_cpu_experimental_ynn_fusion_type=").strip()
+    for flag in XLA_FLAGS_SET:
+        if flag.split("=")[0] not in flags:
+            flags = (flags + " " + flag).strip()
+    os.environ["XLA_FLAGS"] = flags
 
 
 FORWARD_JIT_OPTIONS = {"xla_cpu_scheduler_type": "CPU_SCHEDULER_TYPE_MEMORY_OPTIMIZED"} if _applies() else {}

@@ -29,10 +29,23 @@ def test_forward_options_compile_and_leave_results_unchanged():
 def test_options_off_with_the_environment_switch():
     """JAXMBD_XLA_DEFAULTS=0 leaves every option to XLA: neither XLA_FLAGS nor the per-program options."""
     code = ("import os, jaxmbd; from jaxmbd import _xla; "
-            "print(repr(_xla.FORWARD_JIT_OPTIONS), 'ynn' in os.environ.get('XLA_FLAGS', ''))")
+            "print(repr(_xla.FORWARD_JIT_OPTIONS), repr(os.environ.get('XLA_FLAGS', '')))")
     env = dict(os.environ, JAXMBD_XLA_DEFAULTS="0", XLA_FLAGS="")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
-    assert out.split() == ["{}", "False"]
+    assert out.split() == ["{}", "''"]
+
+
+def test_flags_added_at_import_unless_named():
+    """import jaxmbd adds its XLA_FLAGS entries (on the measured jaxlib versions) and leaves an option the
+    user's XLA_FLAGS already names as the user set it."""
+    code = "import os, jaxmbd; print(os.environ['XLA_FLAGS'])"
+    env = dict(os.environ, XLA_FLAGS="--xla_cpu_multi_thread_eigen=true")
+    env.pop("JAXMBD_XLA_DEFAULTS", None)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout.split()
+    if not _xla._applies():
+        assert out == ["--xla_cpu_multi_thread_eigen=true"]
+        return
+    assert out == ["--xla_cpu_multi_thread_eigen=true", "--xla_cpu_experimental_ynn_fusion_type="]
 
 
 def test_forward_jit_at_the_top_level_and_nested():
