@@ -535,7 +535,7 @@ def _velocity_coordinates(model: Model, q, dq):
         rate = spatial.quat_multiply(quat * jnp.asarray([1.0, -1.0, -1.0, -1.0], dtype=quat.dtype), dquat)[1:]
         omega = 2.0 * rate / jnp.sum(quat * quat)
         parts += [spatial.mtv(spatial.quat_to_matrix(quat), dqi[:3]), omega] if isinstance(j, Free) else [omega]
-    return jnp.concatenate(parts)
+    return jnp.concatenate(parts) if parts else jnp.zeros(0, dtype=dq.dtype)
 
 
 def _rigid_motion_jvp(model, q, v, tau, f_ext, extra, dq, dv, dtau, df):
@@ -544,7 +544,9 @@ def _rigid_motion_jvp(model, q, v, tau, f_ext, extra, dq, dv, dtau, df):
     by the world twist Ξ_b = Σ_{i ≼ b} X_i ξ_i, ξ_i = X_Jᵢ⁻¹ dX_Jᵢ its joint's perturbation, so every
     world-frame quantity attached to a body turns with it: dS_k = Ξ_o(k) × S_k, dI = Ξ ×* I − I Ξ×,
     d(X* f_ext) = Ξ ×* X* f_ext.  With v̇ = a held, the body wrenches f = I_T A + V ×* I V − I g − f_ext
-    (A = J a + J̇ v) give dID_k = dS_k · F_k + S_k · dF_k (F: subtree sums), and M dv̇ = dτ − dID.
+    (A = J a + J̇ v) change by df = Ξ ×* f + I_T dA' + dV' ×* I V + V ×* I dV' + I (Ξ × g), with
+    dV' = dV − Ξ × V and dA' = dA − Ξ × A what the turn does not explain, and
+    dID_k = dS_k · F_k + S_k · dF_k (F: subtree sums); M dv̇ = dτ − dID.
     A few batched products over all bodies instead of the derivative of every placement and
     transform (the general rule's ``jax.jvp`` of :func:`_dense_world`), and so is its transpose."""
     _, mask, owner, _ = _tree_tables(model)
@@ -572,16 +574,15 @@ def _rigid_motion_jvp(model, q, v, tau, f_ext, extra, dq, dv, dtau, df):
         dV = mask @ dvJ
         dcr = cm(dV[owner], w.vJ) + cm(w.V[owner], dvJ)
         dA = mask @ (dcr if zero_q else dcr + dSw * a[:, None])
-        IV = mv(w.I, w.V)
-        df_body = mv(w.IT, dA) + cf(dV, IV) + cf(w.V, mv(w.I, dV))
+        if not zero_q:  # twist and acceleration relative to the body's rigid turn: d' = d − Ξ × (·)
+            dV = dV - cm(Xi, w.V)
+            dA = dA - cm(Xi, Ja + w.Ab)
+        df_body = mv(w.IT, dA) + cf(dV, mv(w.I, w.V)) + cf(w.V, mv(w.I, dV))
         if not zero_q:
-            A = Ja + w.Ab
+            # f (I_T A, V ×* I V, − f_ext: attached to the body) turns with it, Ξ ×* f; the gravity is the
+            # world's, − I g turns by − Ξ ×* I g + I (Ξ × g)
             g = _gravity_motion(model).astype(dtype)
-            # the rigid turn of every body-attached term: Ξ ×* (·) − (·)(Ξ × ·) for I_T A, V ×* I V, − I g, − f_ext
-            df_body = (df_body + cf(Xi, mv(w.IT, A) - mv(w.I, g)) - mv(w.IT, cm(Xi, A)) + mv(w.I, cm(Xi, g))
-                       + cf(w.V, cf(Xi, IV) - mv(w.I, cm(Xi, w.V))))
-            if w.fw is not None:
-                df_body = df_body - cf(Xi, w.fw)
+            df_body = df_body + cf(Xi, f) + mv(w.I, cm(Xi, g))
     if not isinstance(df, _SymbolicZero) and f_ext is not None:
         df_body = df_body - spatial.act_force(w.Rw, w.pw, df)
     dID = jnp.sum(w.Sw * (maskT @ df_body), -1)
