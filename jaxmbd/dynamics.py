@@ -561,12 +561,10 @@ def _rigid_motion_jvp(model, q, v, tau, f_ext, extra, dq, dv, dtau, df):
     f = mv(w.IT, Ja) + w.B  # body wrenches at the solution: ID = Σ Jᵀ f
     zero_q, zero_v = isinstance(dq, _SymbolicZero), isinstance(dv, _SymbolicZero)
     df_body = jnp.zeros_like(f)
-    dSw = None
+    dSw = dvJ = None
     if not zero_q:
         Xi = mask @ (w.Sw * _velocity_coordinates(model, q, dq)[:, None])  # (n, 6) world twists of the bodies
         dSw = cm(Xi[owner], w.Sw)
-    dvJ = None
-    if not zero_q:
         dvJ = dSw * v[:, None]
     if not zero_v:
         dvJ = w.Sw * dv[:, None] if dvJ is None else dvJ + w.Sw * dv[:, None]
