@@ -47,15 +47,18 @@ def inputs(model, rng):
     return tuple(jnp.asarray(x) for x in (q, v, tau, fext, extra))
 
 
+def random_body(rng):
+    d = rng.uniform(0.2, 1.0, 3)
+    return Body(mass=rng.uniform(1.0, 3.0), com=rng.uniform(-0.3, 0.3, 3), inertia=np.diag([d[1] + d[2], d[0] + d[2], d[0] + d[1]]))
+
+
+def random_placement(rng):
+    return Placement.from_xyz_rpy(rng.uniform(-1, 1, 3), rng.uniform(-1, 1, 3))
+
+
 def mixed_joints_model(rng):
     """A floating base carrying universal, spherical, cylindrical, revolute and prismatic joints."""
-    def body():
-        d = rng.uniform(0.2, 1.0, 3)
-        return Body(mass=rng.uniform(1.0, 3.0), com=rng.uniform(-0.3, 0.3, 3), inertia=np.diag([d[1] + d[2], d[0] + d[2], d[0] + d[1]]))
-
-    def pl():
-        return Placement.from_xyz_rpy(rng.uniform(-1, 1, 3), rng.uniform(-1, 1, 3))
-
+    body, pl = functools.partial(random_body, rng), functools.partial(random_placement, rng)
     b = ModelBuilder()
     b.add_body("base", body=body(), joint=mbd.Free())
     b.add_body("u", body=body(), joint=mbd.Universal((1.0, 0.0, 0.0), (0.0, 0.0, 1.0)), parent="base", placement=pl())
@@ -159,13 +162,7 @@ def test_rule_with_some_inputs_held():
 def constant_subspace_model(rng):
     """Every joint kind whose motion subspace is constant (free, spherical, cylindrical, revolute,
     prismatic, fixed) on a branching tree: the state derivatives take the closed-form rule."""
-    def body():
-        d = rng.uniform(0.2, 1.0, 3)
-        return Body(mass=rng.uniform(1.0, 3.0), com=rng.uniform(-0.3, 0.3, 3), inertia=np.diag([d[1] + d[2], d[0] + d[2], d[0] + d[1]]))
-
-    def pl():
-        return Placement.from_xyz_rpy(rng.uniform(-1, 1, 3), rng.uniform(-1, 1, 3))
-
+    body, pl = functools.partial(random_body, rng), functools.partial(random_placement, rng)
     b = ModelBuilder()
     b.add_body("base", body=body(), joint=mbd.Free())
     b.add_body("s", body=body(), joint=mbd.Spherical(), parent="base", placement=pl())
