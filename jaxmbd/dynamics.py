@@ -394,6 +394,10 @@ class _World(NamedTuple):
     fw: jax.Array | None  # (n, 6) external wrenches
     B: jax.Array  # (n, 6) bias wrenches
 
+    def jacobians(self, mask):
+        """J (n, 6, nv): the body Jacobians, Sw masked by ``mask`` (n, nv) (the DOFs that move each body)."""
+        return self.Sw.T[None] * mask[:, None, :]
+
 
 def _dense_world(model: Model, q, v, f_ext, extra_inertia) -> _World:
     """World-frame quantities of every body (spatial vectors at the world origin): placements, the
@@ -444,7 +448,7 @@ def _dense_terms(model: Model, q, v, f_ext, extra_inertia):
     """J (n, 6, nv) body Jacobians, I_T (n, 6, 6) and the bias wrenches B (n, 6) of :func:`_dense_world`."""
     mask = _tree_tables(model)[1]
     w = _dense_world(model, q, v, f_ext, extra_inertia)
-    return w.Sw.T[None] * mask[:, None, :], w.IT, w.B
+    return w.jacobians(mask), w.IT, w.B
 
 
 def _dense_solve(model, q, v, tau, f_ext, extra_inertia):
@@ -554,8 +558,7 @@ def _rigid_motion_jvp(model, q, v, tau, f_ext, extra, dq, dv, dtau, df):
     w = _dense_world(model, q, v, f_ext, extra)
     maskT = jnp.asarray(mask.T, dtype)
     mask = jnp.asarray(mask, dtype)
-    J = w.Sw.T[None] * mask[:, None, :]
-    a, L = _solve_from_terms(J, w.IT, w.B, tau)
+    a, L = _solve_from_terms(w.jacobians(mask), w.IT, w.B, tau)
     cm, cf, mv = spatial.cross_motion, spatial.cross_force, spatial.mv
     Ja = mask @ (w.Sw * a[:, None])
     f = mv(w.IT, Ja) + w.B  # body wrenches at the solution: ID = Σ Jᵀ f
