@@ -101,6 +101,10 @@ def _bias_forces(model, q, js, vel, f_ext):
 # data), so the compiled program stays the same size for any depth; shorter runs are unrolled with
 # static axes, which is faster per evaluation.  Results agree to rounding either way.
 SCAN_MIN_RUN = 12
+# Bodies a run's scans (articulated inertias, accelerations) take per loop iteration: a scan
+# iteration is about 16 XLA kernels, three of them the loop's own (counter, copy, test); four bodies
+# an iteration cut chain100 in a scan from 66-73 to 50-52 µs, batches within noise (NOTES).
+SCAN_UNROLL = 4
 
 
 def _segments(model: Model, min_run: int | None = None):
@@ -646,23 +650,29 @@ class _Run:
 
     def pass2(self, IA_last, pA_last, out, tau, extra_inertia):
         """IA_last, pA_last: the last body's articulated inertia and bias force in its own frame (its
-        subtree beyond the run included).  The rigid inertias are built from their parts inside the
-        scan (13 numbers a body instead of 36 stacked)."""
+        subtree beyond the run included).  The rigid inertias enter the scan as their parts, mass,
+        centre of mass and the rotational inertia about the origin (13 numbers a body instead of 36
+        stacked), and are assembled element-wise inside it."""
         R, p = out["R"], out["p"]
         mass, com, Ic = out["parts"]
         last = jnp.arange(self.e - self.s) == self.e - self.s - 1  # the last body enters whole as the start
         mass = jnp.where(last, 0.0, mass)
-        Ic = jnp.where(last[:, None, None], 0.0, Ic)
+        C = spatial.skew(com)
+        Io = jnp.where(last[:, None, None], 0.0, Ic - mass[:, None, None] * spatial.mm(C, C))
         xs_extra = None
         if extra_inertia is not None:
             xs_extra = spatial.inertia_to_parent(R, p, extra_inertia[self.s : self.e])
             xs_extra = jnp.where(last[:, None, None], 0.0, xs_extra)
         pA = jnp.concatenate([out["pA"][:-1], spatial.act_force(R[-1], p[-1], pA_last)[None]])
+        eye3 = jnp.eye(3, dtype=pA.dtype)
+        hats = jnp.asarray(_HATS, dtype=pA.dtype)
 
         def body(carry, x):
             dI, dp = carry
-            S, mk, ck, Ick, Ek, p0, c, tk = x
-            IA = spatial.spatial_inertia(mk, ck, Ick) + dI
+            S, mk, ck, Iok, Ek, p0, c, tk = x
+            # m ĉ as a weighted sum of constant matrices: element-wise, so it fuses with its use
+            mC = (mk * ck[0]) * hats[0] + (mk * ck[1]) * hats[1] + (mk * ck[2]) * hats[2]
+            IA = jnp.concatenate([jnp.concatenate([mk * eye3, -mC], -1), jnp.concatenate([mC, Iok], -1)], -2) + dI
             if Ek is not None:
                 IA = IA + Ek
             pAk = p0 + dp
@@ -671,25 +681,29 @@ class _Run:
             u = tk - jnp.sum(S * pAk)
             Ud = U * Dinv
             Ia = IA - Ud[:, None] * U[None, :]
-            return (Ia, pAk + spatial.mv(Ia, c) + Ud * u), (U, Dinv, u)
+            # one row a body for pass 3: U, 1/D and u
+            return (Ia, pAk + spatial.mv(Ia, c) + Ud * u), jnp.concatenate([U, Dinv[None], u[None]])
 
         z = (spatial.inertia_to_parent(R[-1], p[-1], IA_last), jnp.zeros_like(pA[0]))
-        xs = (out["S"], mass, com, Ic, xs_extra, pA, out["c"], tau[self.vs])
-        (dI, dp), (U, Dinv, u) = jax.lax.scan(body, z, xs, reverse=True)
+        xs = (out["S"], mass, com, Io, xs_extra, pA, out["c"], tau[self.vs])
+        (dI, dp), rows = jax.lax.scan(body, z, xs, reverse=True, unroll=SCAN_UNROLL)
         eye = jnp.eye(3, dtype=dp.dtype)
-        return {"U": U, "Dinv": Dinv, "u": u, "I_to_parent": spatial.inertia_to_parent(eye, out["o"], dI),
+        return {"rows": rows, "I_to_parent": spatial.inertia_to_parent(eye, out["o"], dI),
                 "p_to_parent": spatial.act_force(eye, out["o"], dp)}
 
     def pass3(self, a0, out):
         def body(a_p, x):
-            S, c, U, Dinv, u = x
+            S, c, row = x
             ap = a_p + c
-            qk = (u - jnp.sum(U * ap)) * Dinv
+            qk = (row[7] - jnp.sum(row[:6] * ap)) * row[6]
             return ap + S * qk, qk
 
         a0 = spatial.inv_act_motion(jnp.eye(3, dtype=a0.dtype), out["o"], a0)
-        a_last, qdd = jax.lax.scan(body, a0, (out["S"], out["c"], out["U"], out["Dinv"], out["u"]))
+        a_last, qdd = jax.lax.scan(body, a0, (out["S"], out["c"], out["rows"]), unroll=SCAN_UNROLL)
         return qdd, spatial.inv_act_motion(out["R"][-1], out["p"][-1], a_last)
+
+
+_HATS = np.stack([np.cross(np.eye(3)[k], -np.eye(3)) for k in range(3)])  # ê_k: ĉ = Σ c_k ê_k
 
 
 def _rigid_bias(mass, com, Ic, vel, g):
