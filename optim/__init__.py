@@ -13,11 +13,11 @@ from . import objectives
 from .gradcheck import check_gradients, gradient_cost, peak_memory
 from .params import Parameter, ParameterSet, get_leaf, set_leaf
 from .rollout import LazyOutputs, Problem, equilibrate, outputs_of, rollout, time_grid
-from .tuning import TuneResult, tune, value_and_grad
+from .tuning import FORWARD_MODE_MAX_PARAMETERS, TuneResult, gradient_mode_for, tune, value_and_grad
 from .from_file import tune_from_file
 
 __all__ = [
     "objectives", "Parameter", "ParameterSet", "get_leaf", "set_leaf", "Problem", "equilibrate", "outputs_of", "LazyOutputs",
-    "rollout", "time_grid", "TuneResult", "tune", "value_and_grad", "check_gradients", "gradient_cost",
+    "rollout", "time_grid", "TuneResult", "tune", "value_and_grad", "gradient_mode_for", "FORWARD_MODE_MAX_PARAMETERS", "check_gradients", "gradient_cost",
     "peak_memory", "tune_from_file",
 ]

@@ -7,7 +7,8 @@ Schema (all keys but ``parameters`` and ``objective`` optional)::
     steps = 40
     learning_rate = 0.1        # in the unconstrained variables (a unit step ~ the initial value)
     schedule = "cosine"        # "cosine", "exponential", "constant" (Adam)
-    gradient = "reverse"       # or "forward" (one JVP per parameter: cheaper for a few parameters)
+    gradient = "auto"          # forward mode (one JVP per parameter) up to 5 parameters, reverse beyond;
+                               # or "forward", "reverse"
     duration = 60.0            # s per training run (default: [simulation] duration)
     save_dt = 0.1              # s (default: [simulation] save_dt, else the step)
     dt = 0.05                  # fixed RK4 step (default: the file's integrator step, else 0.05)
@@ -95,7 +96,7 @@ def read_tune_table(loaded, table: dict) -> dict:
         steps=r.integer(t, f, "steps", 40, ge=0),
         learning_rate=r.number(t, f, "learning_rate", 0.1, gt=0.0),
         schedule=r.string(t, f, "schedule", "cosine", choices=("cosine", "exponential", "constant")),
-        gradient=r.string(t, f, "gradient", "reverse", choices=("reverse", "forward")),
+        gradient=r.string(t, f, "gradient", "auto", choices=("auto", "reverse", "forward")),
         duration=r.number(t, f, "duration", sim.duration, gt=0.0),
         n_train=r.integer(t, f, "n_train", 4, ge=1),
         n_test=r.integer(t, f, "n_test", 4, ge=0),

@@ -60,21 +60,43 @@ def _jsonable(x):
     return str(x)
 
 
+# "auto" takes forward mode up to this many parameters.  On the crane vessel's tuning objective
+# (600 s, RK4) one tangent costs about 0.65 forward runs and reverse mode about 4.4 runs whatever the
+# count (studies/tuning/bench.py), so forward mode is the cheaper one up to about five parameters.
+FORWARD_MODE_MAX_PARAMETERS = 5
+
+
+def gradient_mode_for(mode: str, n_parameters: int) -> str:
+    """The mode ``mode`` stands for with ``n_parameters`` parameters: ``"auto"`` is ``"forward"`` up to
+    :data:`FORWARD_MODE_MAX_PARAMETERS` and ``"reverse"`` beyond."""
+    if mode == "auto":
+        return "forward" if n_parameters <= FORWARD_MODE_MAX_PARAMETERS else "reverse"
+    if mode in ("reverse", "forward"):
+        return mode
+    raise ValueError(f"gradient mode {mode!r}: expected 'auto', 'reverse' or 'forward'")
+
+
 def value_and_grad(loss: Callable, mode: str = "reverse") -> Callable:
     """``u -> (loss, ∇loss)`` by reverse mode (``jax.value_and_grad``; checkpointed fixed-step solve:
-    memory as ``Integrator.checkpoint`` says) or forward mode (one JVP per parameter, vmapped: cheaper when the
-    parameters are few, and memory that does not grow with the duration)."""
+    memory as ``Integrator.checkpoint`` says), forward mode (one JVP per parameter, vmapped: cheaper when
+    the parameters are few, and memory that does not grow with the duration) or ``"auto"`` (chosen by the
+    length of u, :func:`gradient_mode_for`)."""
+    gradient_mode_for(mode, 0)  # a bad name fails here, not at the first call
     if mode == "reverse":
         return jax.value_and_grad(loss)
+
+    def forward(u):
+        basis = jnp.eye(u.shape[0], dtype=u.dtype)
+        vals, tangents = jax.vmap(lambda e: jax.jvp(loss, (u,), (e,)))(basis)
+        return vals[0], tangents
+
     if mode == "forward":
+        return forward
 
-        def vg(u):
-            basis = jnp.eye(u.shape[0], dtype=u.dtype)
-            vals, tangents = jax.vmap(lambda e: jax.jvp(loss, (u,), (e,)))(basis)
-            return vals[0], tangents
+    def auto(u):
+        return forward(u) if gradient_mode_for("auto", u.shape[0]) == "forward" else jax.value_and_grad(loss)(u)
 
-        return vg
-    raise ValueError(f"gradient mode {mode!r}: expected 'reverse' or 'forward'")
+    return auto
 
 
 def schedule(learning_rate: float, steps: int, kind: str = "cosine", warmup: int = 0):
@@ -99,7 +121,7 @@ def tune(
     steps: int = 50,
     learning_rate: float = 0.1,
     schedule_kind: str = "cosine",
-    gradient_mode: str = "reverse",
+    gradient_mode: str = "auto",
     progress: Callable | None = print,
     out: str | Path | None = None,
     tol: float = 0.0,
@@ -109,12 +131,15 @@ def tune(
 
     ``method``: ``"adam"`` (optax.adam with the learning-rate ``schedule_kind``) or ``"lbfgs"``
     (optax.lbfgs with its zoom line search; the line search evaluates the loss and its gradient
-    by reverse mode).  ``parameters`` (a :class:`~optim.params.ParameterSet`) names the values in
+    by reverse mode).  ``gradient_mode``: ``"auto"`` (forward mode for up to
+    :data:`FORWARD_MODE_MAX_PARAMETERS` parameters, reverse mode beyond), ``"forward"`` or ``"reverse"``;
+    the result records the mode used.  ``parameters`` (a :class:`~optim.params.ParameterSet`) names the values in
     the history and projects u for ``clip`` bounds.  ``progress(line)`` gets one line per iteration;
     ``out`` writes the results JSON after every iteration (so an interrupted run leaves its history).
     Returns the best iterate seen (lowest loss).
     """
     u = jnp.asarray(u0, dtype=float)
+    gradient_mode = gradient_mode_for(gradient_mode, u.shape[0])
     names = parameters.names if parameters is not None else [f"u{i}" for i in range(u.shape[0])]
     to_values = (lambda u: {k: float(v) for k, v in parameters.values(u).items()}) if parameters is not None else \
         (lambda u: {f"u{i}": float(x) for i, x in enumerate(u)})
