@@ -268,7 +268,7 @@ class Free(JointKind):
 
     def qdot(self, q, v):
         R = spatial.quat_to_matrix(q[3:7])
-        return jnp.concatenate([R @ v[:3], spatial.quat_derivative(q[3:7], v[3:])])
+        return jnp.concatenate([spatial.mv(R, v[:3]), spatial.quat_derivative(q[3:7], v[3:])])
 
     def integrate(self, q, v, dt):
         # Exact on SE(3) for a constant twist would need the SE(3) exponential;

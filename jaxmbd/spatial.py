@@ -138,12 +138,26 @@ def rpy_to_matrix(rpy):
     return rot_z(rpy[..., 2]) @ rot_y(rpy[..., 1]) @ rot_x(rpy[..., 0])
 
 
+@jax.custom_jvp
 def matrix_to_rpy(R):
     """Inverse of :func:`rpy_to_matrix` (pitch in [-π/2, π/2])."""
     roll = jnp.arctan2(R[..., 2, 1], R[..., 2, 2])
     pitch = jnp.arcsin(jnp.clip(-R[..., 2, 0], -1.0, 1.0))
     yaw = jnp.arctan2(R[..., 1, 0], R[..., 0, 0])
     return jnp.stack([roll, pitch, yaw], -1)
+
+
+@matrix_to_rpy.defjvp
+def _matrix_to_rpy_jvp(primals, tangents):
+    # the derivatives of the two atan2 and the arcsin written out, their three scales from R in one
+    # expression (autodiff made about seven kernels of them for any number of tangents)
+    (R,), (dR,) = primals, tangents
+    r20, r21, r22, r10, r00 = R[..., 2, 0], R[..., 2, 1], R[..., 2, 2], R[..., 1, 0], R[..., 0, 0]
+    inside = jnp.abs(r20) < 1.0  # jnp.clip holds the pitch at ±π/2 beyond: no derivative there
+    den = jnp.stack([r21 * r21 + r22 * r22, jnp.where(inside, 1.0 - r20 * r20, 1.0), r10 * r10 + r00 * r00], -1)
+    k = jnp.stack([1.0 / den[..., 0], jnp.where(inside, -jax.lax.rsqrt(den[..., 1]), 0.0), 1.0 / den[..., 2]], -1)
+    d = jnp.stack([r22 * dR[..., 2, 1] - r21 * dR[..., 2, 2], dR[..., 2, 0], r00 * dR[..., 1, 0] - r10 * dR[..., 0, 0]], -1)
+    return matrix_to_rpy(R), k * d
 
 
 def axis_angle_to_matrix(axis, angle):
@@ -155,9 +169,31 @@ def axis_angle_to_matrix(axis, angle):
     return eye + s[..., None, None] * K + (1.0 - c)[..., None, None] * (K @ K)
 
 
+@jax.custom_jvp
 def quat_to_matrix(q):
     """Rotation matrix of a quaternion [w, x, y, z] (normalised here, so a drifted one still gives a rotation)."""
-    q = q / jnp.linalg.norm(q, axis=-1, keepdims=True)
+    return _unit_quat_to_matrix(q / jnp.linalg.norm(q, axis=-1, keepdims=True))
+
+
+@quat_to_matrix.defjvp
+def _quat_to_matrix_jvp(primals, tangents):
+    # dR = R [ω]× with ω = 2 vec(q̂* ⊗ dq) / |q| for q̂ = (w, u) = q / |q| (the normal part of dq
+    # drops out): ω = (2 / |q|) (w du − dw u − u × du), then the three columns of R [ω]× as sums of
+    # products, element-wise
+    (q,), (dq,) = primals, tangents
+    n = jnp.linalg.norm(q, axis=-1, keepdims=True)
+    qh = q / n
+    R = _unit_quat_to_matrix(qh)
+    w, u, dw, du = qh[..., :1], qh[..., 1:], dq[..., :1], dq[..., 1:]
+    om = (2.0 / n) * (w * du - dw * u - cross(u, du))
+    # (R [ω]×)[:, j] = R (ω × e_j) = Σ_l R[:, l] (ω × e_j)_l
+    c0 = R[..., :, 1] * om[..., None, 2] - R[..., :, 2] * om[..., None, 1]
+    c1 = R[..., :, 2] * om[..., None, 0] - R[..., :, 0] * om[..., None, 2]
+    c2 = R[..., :, 0] * om[..., None, 1] - R[..., :, 1] * om[..., None, 0]
+    return R, jnp.stack([c0, c1, c2], -1)
+
+
+def _unit_quat_to_matrix(q):
     w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     return jnp.stack(
         [
@@ -216,8 +252,19 @@ def quat_exp(phi):
     return jnp.concatenate([jnp.cos(half), k * phi], -1)
 
 
+@jax.custom_jvp
 def quat_normalise(q):
     return q / jnp.linalg.norm(q, axis=-1, keepdims=True)
+
+
+@quat_normalise.defjvp
+def _quat_normalise_jvp(primals, tangents):
+    # d(q / |q|) = P dq with P = (1 − q̂ q̂ᵀ) / |q|: one linear map built from q
+    (q,), (dq,) = primals, tangents
+    n = jnp.linalg.norm(q, axis=-1, keepdims=True)
+    qh = q / n
+    P = (jnp.eye(q.shape[-1], dtype=q.dtype) - qh[..., :, None] * qh[..., None, :]) / n[..., None]
+    return qh, jnp.sum(P * dq[..., None, :], -1)
 
 
 # ---------------------------------------------------------------------------
