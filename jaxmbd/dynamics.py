@@ -103,7 +103,7 @@ def _bias_forces(model, q, js, vel, f_ext):
 SCAN_MIN_RUN = 12
 # Bodies a run's scans (articulated inertias, accelerations) take per loop iteration: a scan
 # iteration is about 16 XLA kernels, three of them the loop's own (counter, copy, test); four bodies
-# an iteration cut chain100 in a scan from 66-73 to 50-52 µs, batches within noise (NOTES).
+# an iteration cut chain100 in a scan from 66-73 to 47-52 µs, batches within noise (NOTES).
 SCAN_UNROLL = 4
 
 
@@ -608,8 +608,9 @@ class _Run:
     bias forces of all bodies are batched expressions, placements by pointer doubling, and the two
     recursions that stay serial, articulated inertias leaves to root and accelerations root to leaves,
     are ``lax.scan``s whose bodies need no change of frame (about 16 small kernels a body instead of
-    90, :data:`SCAN_UNROLL` bodies a loop iteration).  The price is conditioning: lever arms up to half the run's length enter the inertias, so in
-    float32 a 100-body chain's v̇ is about 3x less accurate than body by body (NOTES, "Deep chains")."""
+    90, :data:`SCAN_UNROLL` bodies a loop iteration).  The price is conditioning: lever arms up to half
+    the run's length enter the inertias, so in float32 a 100-body chain's v̇ is about 3x less accurate
+    than body by body (NOTES, "Deep chains")."""
 
     def __init__(self, model: Model, s: int, e: int, dtype):
         self.model, self.s, self.e = model, s, e

@@ -18,6 +18,7 @@ from .from_file import tune_from_file
 
 __all__ = [
     "objectives", "Parameter", "ParameterSet", "get_leaf", "set_leaf", "Problem", "equilibrate", "outputs_of", "LazyOutputs",
-    "rollout", "time_grid", "TuneResult", "tune", "value_and_grad", "gradient_mode_for", "FORWARD_MODE_MAX_PARAMETERS", "check_gradients", "gradient_cost",
+    "rollout", "time_grid", "TuneResult", "tune", "value_and_grad", "gradient_mode_for",
+    "FORWARD_MODE_MAX_PARAMETERS", "check_gradients", "gradient_cost",
     "peak_memory", "tune_from_file",
 ]
