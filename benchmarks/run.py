@@ -309,12 +309,16 @@ def write_report(path: Path, info, results, fusion, cpp_status, args, notes_path
 
     paths = []
     for name in results:
-        segs = dynamics._segments(models()[name])
+        m = models()[name]
+        segs = dynamics._segments(m)
         runs = [e - s for s, e in segs if e - s > 1]
-        paths.append(f"{name} " + (f"scans {'+'.join(map(str, runs))} of its bodies" if runs else "is unrolled"))
+        groups = [len(g) for g in dynamics._level_groups(m, segs)[1].values()]
+        paths.append(f"{name} " + (f"scans {'+'.join(map(str, runs))} of its bodies" if runs else "is unrolled")
+                     + (f", batching {'+'.join(map(str, groups))} bodies by level" if groups else ""))
     L.append(f"\nABA path: serial runs of at least {dynamics.SCAN_MIN_RUN} one-DOF joints are written in one frame (placements, twists and bias forces "
              "batched, the articulated-inertia and acceleration recursions as `lax.scan`s; NOTES, \"Deep chains\"), "
-             "shorter trees are unrolled body by body in body frames; here " + ", ".join(paths) + ". *mj* includes copying the state into MjData from Python; "
+             "shorter trees are unrolled body by body in body frames, with the 1-DOF bodies that share a depth below their parents "
+             "taken together in each pass (NOTES, \"Wide trees\"); here " + ", ".join(paths) + ". *mj* includes copying the state into MjData from Python; "
              "mj_forward alone, called repeatedly on one state from Python: "
              + ", ".join(f"{n} {us(r.get('mj_fwd_only'))}" for n, r in results.items()) + " µs.")
     L.append("\n### Compile time (s): trace + lower + compile, jax AOT API\n")
@@ -365,7 +369,7 @@ def write_report(path: Path, info, results, fusion, cpp_status, args, notes_path
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer states and repeats (about 3 minutes)")
-    ap.add_argument("--models", nargs="*", help="subset of crane8 chain10 chain30 chain100")
+    ap.add_argument("--models", nargs="*", help="subset of crane8 chain10 chain30 chain100 floats32")
     ap.add_argument("--n-states", type=int, default=None)
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--no-cpp", action="store_true", help="skip the C++ Pinocchio / MuJoCo timings")
@@ -386,7 +390,7 @@ def main(argv=None):
     t_start = time.perf_counter()
     info = machine()
     all_models = models()
-    names = args.models or ["crane8", "chain10", "chain30", "chain100"]
+    names = args.models or ["crane8", "chain10", "chain30", "chain100", "floats32"]
     cpp_exe, cpp_status = (None, "skipped (--no-cpp)") if args.no_cpp else build_cpp(log)
     if cpp_exe is not None:
         cpp_status = f"built from benchmarks/cpp/peers_bench.cpp ({'cached binary' if cpp_status == 'cached' else 'g++ -O3'})"

@@ -188,3 +188,54 @@ def test_gravity_torques_equal_rnea_at_rest(floating):
         q, _, _ = random_state(model, rng)
         z = jnp.zeros(model.nv)
         assert rel(mbd.dynamics.gravity_torques(model, q), mbd.inverse_dynamics(model, q, z, z)) < RTOL
+
+
+def test_level_batches_equal_body_by_body(monkeypatch):
+    """The ABA's level batches (1-DOF bodies that share a depth below their parents, taken together
+    in each pass) against the same recursion body by body: a free hull with hinged and sliding floats,
+    two of them carrying a second level of arms, with f_ext and extra inertia; values and JVPs to
+    1e-12 relative (same arithmetic, other association).  The random URDF trees of the Pinocchio tests
+    above take the batched path too (checked here that they have groups)."""
+    from jaxmbd import dynamics
+    from jaxmbd.examples import rod
+    from jaxmbd.joints import Free, Prismatic, Revolute
+    from jaxmbd.model import Body, ModelBuilder, Placement
+
+    b = ModelBuilder(source="hull with floats")
+    b.add_body("hull", body=Body(mass=1e5, com=(0.5, 0.0, -1.0), inertia=np.array([1e6, 3e6, 3e6])), joint=Free(),
+               joint_name="hull")
+    for k in range(6):
+        ang = 2 * np.pi * k / 6
+        axis = (-np.sin(ang), np.cos(ang), 0.0)
+        joint = Revolute(axis) if k % 3 else Prismatic((0.0, 0.0, 1.0))
+        b.add_body(f"float{k}", body=rod(1e3 * (k + 1), 4.0, radius=0.5), joint=joint, parent="hull",
+                   placement=Placement(p=np.array([8 * np.cos(ang), 8 * np.sin(ang), 0.5])), joint_name=f"h{k}")
+    for k in (1, 4):
+        b.add_body(f"arm{k}", body=rod(200.0, 2.0, radius=0.2), joint=Revolute((1.0, 0.0, 0.0)), parent=f"float{k}",
+                   placement=Placement(p=np.array([4.0, 0.0, 0.0])), joint_name=f"a{k}")
+    model = b.build()
+    levels, groups = dynamics._level_groups(model, dynamics._segments(model))
+    assert sorted(len(g) for g in groups.values()) == [2, 6]
+    rng = np.random.default_rng(11)
+    q, v, tau = random_state(model, rng)
+    fext = jnp.asarray(rng.normal(size=(model.n_bodies, 6)))
+    A = rng.normal(size=(model.n_bodies, 6, 6))
+    extra = jnp.asarray(np.einsum("nij,nkj->nik", A, A))
+    dq, dv = (jnp.asarray(rng.normal(size=n)) for n in (model.nq, model.nv))
+
+    def run():
+        f = lambda q, v: dynamics._aba(model, q, v, tau, fext, extra)  # noqa: E731
+        return jax.jvp(f, (q, v), (dq, dv))
+
+    a_batched, t_batched = run()
+    monkeypatch.setattr(dynamics, "LEVEL_MIN_BODIES", 10**9)
+    assert not dynamics._level_groups(model, dynamics._segments(model))[1]
+    a_single, t_single = run()
+    assert rel(a_batched, a_single) < 1e-12 and rel(t_batched, t_single) < 1e-12
+    monkeypatch.undo()
+    n_grouped = 0
+    for seed in range(4):
+        for floating in (False, True):
+            m = mbd.load_urdf(None, xml=random_urdf(np.random.default_rng(seed), n_links=9), floating=floating)
+            n_grouped += sum(map(len, dynamics._level_groups(m, dynamics._segments(m))[1].values()))
+    assert n_grouped >= 10
