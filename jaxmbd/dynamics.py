@@ -138,15 +138,6 @@ def _segments(model: Model, min_run: int | None = None):
 LEVEL_MIN_BODIES = 2
 
 
-def _group_subspaces(model: Model, grp, dtype):
-    """(k, 6) motion subspaces [0; a] (revolute) or [a; 0] (prismatic) of a group's static axes."""
-    S = np.zeros((len(grp), 6))
-    for k, i in enumerate(grp):
-        off = 3 if isinstance(model.joints[i], Revolute) else 0
-        S[k, off : off + 3] = model.joints[i].axis
-    return jnp.asarray(S, dtype=dtype)
-
-
 def _level_groups(model: Model, segs):
     """The segments by the depth of their first body (parents before children within the tree), and
     for each depth the single bodies on revolute or prismatic joints below a parent, when there are at
@@ -216,6 +207,8 @@ def _aba(model: Model, q, v, tau, f_ext, extra_inertia):
     # the level instead of one or two a body)
     levels, groups = _level_groups(model, segs)
     grouped = {i for grp in groups.values() for i in grp}
+    S0 = _tree_tables(model)[3] if groups else None  # (6, nv) constant subspaces: the groups' axes as data
+    Sgroup = {d: jnp.asarray(S0[:, [model.v_start[i] for i in grp]].T, dtype=dtype) for d, grp in groups.items()}
     # pass 1: twists and gravity in body axes, root to leaves (serial); velocity products and bias forces after
     for d, level in enumerate(levels):
         if d in groups:  # ᶜX_P [v_λ, [g_λ; 0]] for the whole group in one product
@@ -270,7 +263,7 @@ def _aba(model: Model, q, v, tau, f_ext, extra_inertia):
     for d in reversed(range(len(levels))):
         if d in groups:  # the same steps as the 1-DOF branch below, for the whole group at once
             grp = groups[d]
-            Sg = _group_subspaces(model, grp, dtype)
+            Sg = Sgroup[d]
             IAg, pAg, Xg = jnp.stack([IA[i] for i in grp]), jnp.stack([pA[i] for i in grp]), jnp.stack([X[i] for i in grp])
             Ug = spatial.mv(IAg, Sg)
             Dig = 1.0 / jnp.sum(Sg * Ug, -1)
@@ -342,7 +335,7 @@ def _aba(model: Model, q, v, tau, f_ext, extra_inertia):
     for d, level in enumerate(levels):
         if d in groups:
             grp = groups[d]
-            Sg = _group_subspaces(model, grp, dtype)
+            Sg = Sgroup[d]
             apg = spatial.mtv(jnp.stack([X[i] for i in grp]), jnp.stack([a[model.parents[i]] for i in grp])) + jnp.stack([c[i] for i in grp])
             Ug = jnp.stack([U[i] for i in grp])
             qg = (jnp.stack([u[i] for i in grp]) - jnp.sum(Ug * apg, -1)) * jnp.stack([Dinv[i] for i in grp])
@@ -624,8 +617,7 @@ def _velocity_coordinates(model: Model, q, dq):
             parts.append(dqi)
             continue
         quat, dquat = (qi[3:], dqi[3:]) if isinstance(j, Free) else (qi, dqi)
-        rate = spatial.quat_multiply(quat * jnp.asarray([1.0, -1.0, -1.0, -1.0], dtype=quat.dtype), dquat)[1:]
-        omega = 2.0 * rate / jnp.sum(quat * quat)
+        omega = spatial.quat_rate_to_omega(quat, dquat)
         parts += [spatial.mtv(spatial.quat_to_matrix(quat), dqi[:3]), omega] if isinstance(j, Free) else [omega]
     return jnp.concatenate(parts) if parts else jnp.zeros(0, dtype=dq.dtype)
 
@@ -750,7 +742,7 @@ class _Run:
             xs_extra = jnp.where(last[:, None, None], 0.0, xs_extra)
         pA = jnp.concatenate([out["pA"][:-1], spatial.act_force(R[-1], p[-1], pA_last)[None]])
         eye3 = jnp.eye(3, dtype=pA.dtype)
-        hats = jnp.asarray(_HATS, dtype=pA.dtype)
+        hats = jnp.asarray(spatial.SKEW_BASIS, dtype=pA.dtype)
 
         def body(carry, x):
             dI, dp = carry
@@ -786,9 +778,6 @@ class _Run:
         a0 = spatial.inv_act_motion(jnp.eye(3, dtype=a0.dtype), out["o"], a0)
         a_last, qdd = jax.lax.scan(body, a0, (out["S"], out["c"], out["rows"]), unroll=SCAN_UNROLL)
         return qdd, spatial.inv_act_motion(out["R"][-1], out["p"][-1], a_last)
-
-
-_HATS = np.stack([np.cross(np.eye(3)[k], -np.eye(3)) for k in range(3)])  # ê_k: ĉ = Σ c_k ê_k
 
 
 def _rigid_bias(mass, com, Ic, vel, g):

@@ -47,6 +47,8 @@ def skew(a):
 _LEVI_CIVITA = np.zeros((3, 3, 3))
 _LEVI_CIVITA[0, 1, 2] = _LEVI_CIVITA[1, 2, 0] = _LEVI_CIVITA[2, 0, 1] = 1.0
 _LEVI_CIVITA[0, 2, 1] = _LEVI_CIVITA[2, 1, 0] = _LEVI_CIVITA[1, 0, 2] = -1.0
+# ê_k = skew(e_k), so that skew(c) = Σ_k c_k ê_k: element-wise with constant matrices
+SKEW_BASIS = _LEVI_CIVITA.transpose(1, 0, 2)
 
 
 def cross(a, b):
@@ -169,6 +171,14 @@ def axis_angle_to_matrix(axis, angle):
     return eye + s[..., None, None] * K + (1.0 - c)[..., None, None] * (K @ K)
 
 
+def quat_rate_to_omega(q, dq):
+    """ω (body axes) with R(q)ᵀ dR = [ω]× for a change dq of a quaternion that need not be unit:
+    2 vec(q* ⊗ dq) / |q|², i.e. 2 (w du − dw u − u × du) / |q|² for q = (w, u); the part of dq along
+    q (a change of norm) drops out, as ``quat_to_matrix`` normalises."""
+    w, u, dw, du = q[..., :1], q[..., 1:], dq[..., :1], dq[..., 1:]
+    return 2.0 * (w * du - dw * u - cross(u, du)) / jnp.sum(q * q, -1, keepdims=True)
+
+
 @jax.custom_jvp
 def quat_to_matrix(q):
     """Rotation matrix of a quaternion [w, x, y, z] (normalised here, so a drifted one still gives a rotation)."""
@@ -177,15 +187,10 @@ def quat_to_matrix(q):
 
 @quat_to_matrix.defjvp
 def _quat_to_matrix_jvp(primals, tangents):
-    # dR = R [ω]× with ω = 2 vec(q̂* ⊗ dq) / |q| for q̂ = (w, u) = q / |q| (the normal part of dq
-    # drops out): ω = (2 / |q|) (w du − dw u − u × du), then the three columns of R [ω]× as sums of
-    # products, element-wise
+    # dR = R [ω]× (ω: quat_rate_to_omega), the three columns of R [ω]× as sums of products, element-wise
     (q,), (dq,) = primals, tangents
-    n = jnp.linalg.norm(q, axis=-1, keepdims=True)
-    qh = q / n
-    R = _unit_quat_to_matrix(qh)
-    w, u, dw, du = qh[..., :1], qh[..., 1:], dq[..., :1], dq[..., 1:]
-    om = (2.0 / n) * (w * du - dw * u - cross(u, du))
+    R = quat_to_matrix(q)
+    om = quat_rate_to_omega(q, dq)
     # (R [ω]×)[:, j] = R (ω × e_j) = Σ_l R[:, l] (ω × e_j)_l
     c0 = R[..., :, 1] * om[..., None, 2] - R[..., :, 2] * om[..., None, 1]
     c1 = R[..., :, 2] * om[..., None, 0] - R[..., :, 0] * om[..., None, 2]
