@@ -98,7 +98,7 @@ import optimistix as optx
 
 from . import spatial
 from ._xla import forward_jit
-from .simulate import Integrator, Result, SimulationError, initial_state
+from .simulate import Integrator, Result, SimulationError, initial_state, strong_types
 from .system import System
 
 
@@ -564,6 +564,7 @@ class Scenario(eqx.Module):
         per finished phase.
         """
         integrator = integrator or Integrator()
+        system, params, waves = strong_types((system, params, waves))  # a weak type would compile again
         self.check(system)
         y = initial_state(system, q0, v0) if y0 is None else y0
         plan = self._plan(system)

@@ -306,6 +306,21 @@ def _diffrax_solve(system, integrator, ts, y0, waves, params, max_steps):
     )
 
 
+def strong_types(tree):
+    """``tree`` with every weakly typed JAX array (``jnp.asarray(2e4)``: a Python number's type,
+    which JAX promotes differently) made strongly typed, same dtype and values.
+
+    The compiled runs key on their arguments' types: a system whose rope stiffness was set with
+    ``jnp.asarray(2e4)`` and one read from a file differ only in that flag, and would each compile
+    the whole simulation.  :func:`simulate` and :meth:`Scenario.run <jaxmbd.scenario.Scenario.run>`
+    pass their system and parameters through this, so a new sea state or parameter value reuses
+    the compiled run however its arrays were made."""
+    def strong(x):
+        return jnp.asarray(x, dtype=x.dtype) if isinstance(x, jax.Array) and x.weak_type else x
+
+    return jax.tree_util.tree_map(strong, tree)
+
+
 def initial_state(system: System, q0=None, v0=None, z0=None):
     """(q, v, z) at the start: neutral configuration at rest and the elements' own initial states
     unless given (``z0``: e.g. the bent shape of a flexible boom, or a winch's length)."""
@@ -411,6 +426,7 @@ def simulate(
     n_realisations)``, whatever the chunking, so results do not depend on it.
     """
     integrator = integrator or Integrator()
+    system, params = strong_types((system, params))  # a weak type would compile the run again
     if not duration > 0:
         raise ValueError(f"duration must be > 0 s, got {duration}")
     save_dt = save_dt or (integrator.dt if integrator.dt else duration / 500)

@@ -71,3 +71,43 @@ def test_gumbel_fit_recovers_its_parameters():
     assert abs(g.mu / 10.0 - 1) < 0.02 and abs(g.beta / 2.0 - 1) < 0.02
     s = ExtremeStatistics.of(x[:, None])
     assert s.mpm == pytest.approx(g.mu) and s.maxima.shape == (20_000,)
+
+
+def _count_compiles():
+    """A list that grows by one for every XLA compile from now on, and a function that stops counting."""
+    from jax import monitoring
+
+    events = []
+
+    def listener(event, duration, **kwargs):
+        if event == "/jax/core/compile/backend_compile_duration":
+            events.append(duration)
+
+    monitoring.register_event_duration_secs_listener(listener)
+    return events, lambda: monitoring.unregister_event_duration_listener(listener)
+
+
+def test_new_sea_states_and_parameters_reuse_the_compiled_run(system):
+    """A sweep cell, a new wave key, a new line stiffness or a new initial pose changes array
+    leaves only: the simulation, batched or single, compiles once for all of them."""
+    import equinox as eqx
+    import jax.numpy as jnp
+
+    from jaxmbd.sweep import with_sea_state
+
+    def runs(sys_, key, q0):
+        simulate(sys_, 10.0, save_dt=0.5, integrator=INTEGRATOR, key=key, n_realisations=2, q0=q0)
+        simulate(sys_, 10.0, save_dt=0.5, integrator=INTEGRATOR, key=key, q0=q0)
+
+    q0 = system.model.neutral()
+    runs(system, jax.random.key(0), q0)  # compiles
+    # made before counting (their own small eager ops compile); jnp.asarray(4e4) is weakly typed
+    stiffer = eqx.tree_at(lambda s: s.forces[1].stiffness, system, jnp.asarray(4e4))
+    lower = q0.at[2].set(0.1)
+    events, stop = _count_compiles()
+    try:
+        runs(with_sea_state(system, 2.0, 9.0), jax.random.key(1), q0)
+        runs(stiffer, jax.random.key(0), lower)
+    finally:
+        stop()
+    assert events == [], f"{len(events)} recompiles"
