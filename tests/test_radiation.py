@@ -87,3 +87,36 @@ def test_state_space_module_runs_in_jax():
     Kss = ss.kernel(ts)[:, 2, 2]
     cum = np.concatenate([[0], np.cumsum(0.5 * (Kss[1:] + Kss[:-1]) * np.diff(ts))])
     np.testing.assert_allclose(np.asarray(forces), -np.interp(t, ts, cum), atol=1e-3 * np.abs(cum).max())
+
+
+def test_modal_form_is_the_same_system_evaluated_element_wise():
+    """fit_radiation's blocks in real modal form (at most one entry beside A's diagonal, one in each
+    row of B), evaluated element-wise; the same transfer function as the ERA realisation, and the
+    same ẋ as the dense products.  Tolerances: rounding of a similarity transform (cond T ≤ 1e8
+    by construction, here about 1) on values of order 1."""
+    rng = np.random.default_rng(0)
+    # a 4th-order SISO system with two complex pairs and a dense A
+    lam = np.array([-0.3 + 1.2j, -0.3 - 1.2j, -0.8 + 0.4j, -0.8 - 0.4j])
+    Vc = rng.normal(size=(4, 4)) + 1j * rng.normal(size=(4, 4))
+    Vc[:, 1], Vc[:, 3] = np.conj(Vc[:, 0]), np.conj(Vc[:, 2])
+    A = (Vc @ np.diag(lam) @ np.linalg.inv(Vc)).real
+    b, c = rng.normal(size=4), rng.normal(size=4)
+    Am, bm, cm = radiation._real_modal(A, b, c)
+    assert np.count_nonzero(Am) == 8
+    w = np.linspace(0.05, 5.0, 50)
+    H = lambda A, b, c: np.array([c @ np.linalg.solve(1j * wk * np.eye(4) - A, b) for wk in w])
+    np.testing.assert_allclose(H(Am, bm, cm), H(A, b, c), rtol=1e-12)
+    # a real pole stays a 1x1 block
+    Am1, _, _ = radiation._real_modal(np.array([[-2.0, 0.0], [1.0, -0.5]]), np.ones(2), np.ones(2))
+    np.testing.assert_allclose(np.sort(np.diag(Am1)), [-2.0, -0.5])
+    assert np.count_nonzero(Am1) == 2
+
+    h = bem.read_capytaine(bem.test_barge_path())
+    ss, _ = radiation.fit_radiation(h)
+    assert ss.pattern is not None
+    dense = radiation.RadiationStateSpace(ss.A + 1e-30 * jnp.ones_like(ss.A), ss.B, ss.C)
+    assert dense.pattern is None  # any other A: the dense products
+    x, v = jnp.asarray(rng.normal(size=ss.n_states)), jnp.asarray(rng.normal(size=6))
+    np.testing.assert_allclose(ss.derivative(x, v), ss.A @ x + ss.B @ v, rtol=1e-13, atol=1e-13 * float(jnp.max(jnp.abs(ss.A))))
+    # the system as a traced argument, as the solvers pass it
+    np.testing.assert_allclose(jax.jit(lambda s, x, v: s.derivative(x, v))(ss, x, v), dense.derivative(x, v), rtol=1e-13, atol=1e-13 * float(jnp.max(jnp.abs(ss.A))))

@@ -210,11 +210,25 @@ class RadiationStateSpace(eqx.Module):
     block writes to its force DOF i). ν is the 6nb vector of body velocities
     at the hydrodynamic reference points in the equilibrium frame (surge ...
     yaw per body). x starts at zero (fluid at rest).
+
+    :func:`fit_radiation` returns each block in real modal form: 1x1 blocks for real poles,
+    [[σ, ω], [−ω, σ]] for a pair σ ± iω, so every row of A holds at most one entry beside the
+    diagonal and every row of B one entry.  Where A and B have that pattern (read once, when the
+    system is built from concrete arrays), ẋ is evaluated element-wise,
+    ẋ_k = A_kk x_k + A_kp x_p + B_kj ν_j, instead of as dense products: O(n_x) instead of O(n_x²),
+    and no matrix-product kernel (BENCHMARKS.md).  Replacing A or B later by arrays with another
+    pattern (``eqx.tree_at``) needs a new ``RadiationStateSpace(A, B, C)``.
     """
 
     A: jax.Array
     B: jax.Array
     C: jax.Array
+    # (partner, paired, inputs) of each state, or None: ẋ as dense products
+    pattern: tuple | None = eqx.field(static=True)
+
+    def __init__(self, A, B, C):
+        self.A, self.B, self.C = A, B, C
+        self.pattern = _sparse_pattern(A, B)
 
     @property
     def n_states(self) -> int:
@@ -222,7 +236,12 @@ class RadiationStateSpace(eqx.Module):
 
     def derivative(self, x, velocity):
         """ẋ = A x + B ν."""
-        return self.A @ x + self.B @ velocity
+        if self.pattern is None:
+            return self.A @ x + self.B @ velocity
+        partner, paired, inputs = (np.asarray(p) for p in self.pattern)
+        k = np.arange(partner.size)
+        a_off = self.A[k, partner] * paired.astype(self.A.dtype)
+        return self.A[k, k] * x + a_off * x[partner] + self.B[k, inputs] * velocity[inputs]
 
     def force(self, x):
         """Radiation memory force −C x [N, N·m], shape (n_dof,)."""
@@ -246,6 +265,56 @@ class RadiationStateSpace(eqx.Module):
         Vi = np.linalg.inv(V)
         w = np.asarray(omega, float)
         return np.einsum("ik,wk,kj->wij", C @ V, 1.0 / (1j * w[:, None] - lam[None, :]), Vi @ B)
+
+
+def _sparse_pattern(A, B):
+    """(partner, paired, inputs) where every row k of A has at most one entry A_kp beside the diagonal
+    (partner p, ``paired``; else p = k) and every row of B at most one, in column ``inputs[k]``;
+    None otherwise, or where A and B are not concrete (built inside a trace)."""
+    try:
+        A, B = np.asarray(A), np.asarray(B)
+    except (jax.errors.TracerArrayConversionError, jax.errors.ConcretizationTypeError):
+        return None
+    n = A.shape[0]
+    if n == 0 or A.shape != (n, n) or B.ndim != 2 or B.shape[0] != n:
+        return None
+    off = (A != 0) & ~np.eye(n, dtype=bool)
+    if np.any(off.sum(1) > 1) or np.any((B != 0).sum(1) > 1):
+        return None
+    partner = np.where(off.any(1), off.argmax(1), np.arange(n))
+    return tuple(int(p) for p in partner), tuple(bool(b) for b in off.any(1)), tuple(int(j) for j in np.abs(B).argmax(1))
+
+
+def _real_modal(A, b, c):
+    """The SISO system (A, b, c) with the same transfer function c (sI − A)⁻¹ b, in real modal form:
+    T⁻¹ A T with 1x1 blocks for real poles and [[σ, ω], [−ω, σ]] for each pair σ ± iω (T: the
+    eigenvectors' real and imaginary parts).  (A, b, c) unchanged where the eigenvectors are
+    ill-conditioned (close to a defective A)."""
+    lam, V = np.linalg.eig(A)
+    n = lam.size
+    T, Am = np.zeros((n, n)), np.zeros((n, n))
+    done = np.zeros(n, dtype=bool)
+    col = 0
+    for k in np.argsort(-lam.imag, kind="stable"):  # each pair from its pole with ω > 0
+        if done[k]:
+            continue
+        done[k] = True
+        if lam[k].imag == 0.0:
+            T[:, col], Am[col, col] = V[:, k].real, lam[k].real
+            col += 1
+            continue
+        gap = np.where(done, np.inf, np.abs(lam - np.conj(lam[k])))
+        kk = int(np.argmin(gap))
+        if not gap[kk] <= 1e-10 * abs(lam[k]):
+            return A, b, c
+        done[kk] = True
+        s, w = lam[k].real, lam[k].imag
+        T[:, col], T[:, col + 1] = V[:, k].real, V[:, k].imag
+        Am[col : col + 2, col : col + 2] = [[s, w], [-w, s]]
+        col += 2
+    if np.linalg.cond(T) > 1e8:
+        return A, b, c
+    return Am, np.linalg.solve(T, b), c @ T
 
 
 def _kind_peaks(diag_peaks, dofs):
@@ -323,6 +392,7 @@ def fit_radiation(
                 continue
             k = K[:, i, j]
             A, b, c, r, err = _fit_pair(k, t, dt, tol, max_order)
+            A, b, c = _real_modal(A, b, c)
             # Normalised L2 error of B(ω) over the BEM range.
             Bss = np.real(_frequency_response(A, b, c, omega))
             order[(i, j)] = r
