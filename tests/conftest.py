@@ -2,6 +2,7 @@ import os
 from pathlib import Path
 
 os.environ.setdefault("JAXMBD_X64", "1")
+os.environ.setdefault("JAXMBD_CACHE_DIR", "off")  # commands run in-process keep no compiled programs on disk
 
 import jax  # noqa: E402
 import pytest  # noqa: E402

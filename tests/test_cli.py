@@ -36,3 +36,38 @@ def test_plot_writes_one_png_per_output(tmp_path):
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert sorted(p.name for p in (tmp_path / "plots").glob("*.png")) == ["spring_force.png", "spring_length.png"]
+
+
+def test_the_command_keeps_compiled_programs_between_runs(tmp_path):
+    """``jaxmbd run`` twice: the first run writes the compiled programs to the cache folder
+    ($XDG_CACHE_HOME/jaxmbd/xla by default), the second finds them (no new entries) and gives the same
+    result; ``JAXMBD_CACHE_DIR=off`` writes nothing."""
+    import os
+
+    import numpy as np
+    import xarray as xr
+    from test_system_file import PENDULUM
+
+    (tmp_path / "p.toml").write_text(PENDULUM)
+
+    def run(out, xdg, folder=None):
+        env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / xdg))
+        for name in ("JAX_COMPILATION_CACHE_DIR", "JAXMBD_CACHE_DIR"):
+            env.pop(name, None)
+        if folder:
+            env["JAXMBD_CACHE_DIR"] = folder
+        done = subprocess.run([sys.executable, "-m", "jaxmbd.cli", "run", str(tmp_path / "p.toml"), "--duration", "2",
+                               "--out", str(tmp_path / out)], capture_output=True, text=True, env=env)
+        assert done.returncode == 0, done.stderr
+        with xr.open_dataset(next((tmp_path / out).glob("*.nc"))) as ds:
+            return ds["q"].values
+
+    first = run("a", "xdg")
+    cache = tmp_path / "xdg" / "jaxmbd" / "xla"
+    entries = sorted(p.name for p in cache.iterdir())
+    assert any("solve" in name for name in entries), entries
+    second = run("b", "xdg")
+    assert sorted(p.name for p in cache.iterdir()) == entries
+    np.testing.assert_array_equal(first, second)
+    run("c", "xdg_off", "off")
+    assert not (tmp_path / "xdg_off").exists()
