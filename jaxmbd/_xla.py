@@ -35,6 +35,7 @@ import os
 
 import equinox as eqx
 import jax
+import jax.numpy as jnp
 import jaxlib
 
 _MEASURED = ((0, 10), (0, 11))  # jaxlib versions, [from, to): an unknown option is an error at compile
@@ -87,5 +88,41 @@ def forward_jit(fun=None, *, jit=eqx.filter_jit, **kwargs):
     @functools.wraps(fun)
     def call(*args, **kw):
         return (tuned if _top_level_on_cpu() else plain)(*args, **kw)
+
+    return call
+
+
+def strong_types(tree):
+    """``tree`` with every weakly typed concrete JAX array (``jnp.asarray(2e4)``: a Python number's
+    type) made strongly typed: floating ones in the floating type of the tree's strongly typed arrays
+    (what they would have taken on meeting them: a float32 system stays float32), others in their own.
+    Tracers are left as they are."""
+    leaves = jax.tree_util.tree_leaves(tree)
+    floats = [x.dtype for x in leaves if hasattr(x, "dtype") and not getattr(x, "weak_type", False)
+              and jnp.issubdtype(x.dtype, jnp.floating)]
+    target = jnp.result_type(*floats) if floats else None
+
+    def strong(x):
+        if not isinstance(x, jax.Array) or isinstance(x, jax.core.Tracer) or not getattr(x, "weak_type", False):
+            return x
+        dtype = target if target is not None and jnp.issubdtype(x.dtype, jnp.floating) else x.dtype
+        return jnp.asarray(x, dtype=dtype)
+
+    return jax.tree_util.tree_map(strong, tree)
+
+
+def system_jit(fun, *, forward: bool = False):
+    """``eqx.filter_jit(fun)`` (:func:`forward_jit` with ``forward``) for the functions jaxmbd compiles
+    around a system, with the arguments passed through :func:`strong_types` first.
+
+    The compiled programs key on their arguments' types, weak or not: a system whose rope stiffness
+    was set with ``jnp.asarray(2e4)`` and one whose arrays came from a file would each compile the
+    whole run, though only values differ."""
+    jitted = forward_jit(fun) if forward else eqx.filter_jit(fun)
+
+    @functools.wraps(fun)
+    def call(*args, **kwargs):
+        args, kwargs = strong_types((args, kwargs))
+        return jitted(*args, **kwargs)
 
     return call

@@ -84,6 +84,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import functools
 import json
 import math
 import warnings
@@ -97,8 +98,8 @@ import numpy as np
 import optimistix as optx
 
 from . import spatial
-from ._xla import forward_jit
-from .simulate import Integrator, Result, SimulationError, initial_state, strong_types
+from ._xla import system_jit
+from .simulate import Integrator, Result, SimulationError, initial_state
 from .system import System
 
 
@@ -564,7 +565,6 @@ class Scenario(eqx.Module):
         per finished phase.
         """
         integrator = integrator or Integrator()
-        system, params, waves = strong_types((system, params, waves))  # a weak type would compile again
         self.check(system)
         y = initial_state(system, q0, v0) if y0 is None else y0
         plan = self._plan(system)
@@ -694,7 +694,7 @@ class _Segment(eqx.Module):
     g0: Any
 
 
-@forward_jit
+@functools.partial(system_jit, forward=True)
 def _segment(system, plan, k, starts, t_start, t_limit, y0, forcing, grid, integrator, root_tol):
     """Solve phase k from (t_start, y0) until its condition crosses zero upwards or t_limit."""
 
@@ -729,7 +729,7 @@ def _segment(system, plan, k, starts, t_start, t_limit, y0, forcing, grid, integ
     return _Segment(sol.ts[0], sol.ys[0], sol.ts[1][0], y_end, fired, ok, g0)
 
 
-@eqx.filter_jit
+@system_jit
 def _outputs_padded(system, plan, k, starts, t_start, ts, ys, forcing):
     def one(t, q, v, z):
         return _system_at(system, plan, k, starts, t_start, t).outputs(t, (q, v, z), forcing)

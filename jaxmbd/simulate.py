@@ -12,12 +12,11 @@ import functools
 import warnings
 
 import diffrax
-import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._xla import forward_jit
+from ._xla import system_jit
 from .system import System
 
 
@@ -306,21 +305,6 @@ def _diffrax_solve(system, integrator, ts, y0, waves, params, max_steps):
     )
 
 
-def strong_types(tree):
-    """``tree`` with every weakly typed JAX array (``jnp.asarray(2e4)``: a Python number's type,
-    which JAX promotes differently) made strongly typed, same dtype and values.
-
-    The compiled runs key on their arguments' types: a system whose rope stiffness was set with
-    ``jnp.asarray(2e4)`` and one read from a file differ only in that flag, and would each compile
-    the whole simulation.  :func:`simulate` and :meth:`Scenario.run <jaxmbd.scenario.Scenario.run>`
-    pass their system and parameters through this, so a new sea state or parameter value reuses
-    the compiled run however its arrays were made."""
-    def strong(x):
-        return jnp.asarray(x, dtype=x.dtype) if isinstance(x, jax.Array) and x.weak_type else x
-
-    return jax.tree_util.tree_map(strong, tree)
-
-
 def initial_state(system: System, q0=None, v0=None, z0=None):
     """(q, v, z) at the start: neutral configuration at rest and the elements' own initial states
     unless given (``z0``: e.g. the bent shape of a flexible boom, or a winch's length)."""
@@ -426,7 +410,6 @@ def simulate(
     n_realisations)``, whatever the chunking, so results do not depend on it.
     """
     integrator = integrator or Integrator()
-    system, params = strong_types((system, params))  # a weak type would compile the run again
     if not duration > 0:
         raise ValueError(f"duration must be > 0 s, got {duration}")
     save_dt = save_dt or (integrator.dt if integrator.dt else duration / 500)
@@ -482,7 +465,7 @@ def _shard(keys):
     return jax.device_put(keys, jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("realisation")))
 
 
-_solve_jit = forward_jit(solve)
+_solve_jit = system_jit(solve, forward=True)
 
 
 def _solve_one(system, y0, ts, key, integrator, params):
@@ -503,8 +486,8 @@ def _solve_batch_of_one_fn(system, y0, ts, keys, *, integrator, params):
 
 # One trajectory is a chain of tiny kernels, which XLA's memory-optimised schedule runs faster (jaxmbd._xla);
 # vmapped batches keep XLA's default schedule (a batch of 256 runs about 25 % slower with the other).
-_solve_batch = eqx.filter_jit(_solve_batch_fn)
-_solve_batch_of_one = forward_jit(_solve_batch_of_one_fn)
+_solve_batch = system_jit(_solve_batch_fn)
+_solve_batch_of_one = system_jit(_solve_batch_of_one_fn, forward=True)
 
 
 def _outputs_jax(system: System, ts, ys, waves, params, ds=None):
@@ -513,7 +496,7 @@ def _outputs_jax(system: System, ts, ys, waves, params, ds=None):
     return jax.vmap(lambda t, y, d: system.outputs(t, y, forcing, dynamics=d))(ts, tuple(ys), ds)
 
 
-_outputs_jit = eqx.filter_jit(_outputs_jax)
+_outputs_jit = system_jit(_outputs_jax)
 
 
 def _outputs(system, ts, ys, waves, params, ds=None):
@@ -545,7 +528,7 @@ def _residual(system, q, qf, mask, params):
     return jnp.concatenate([vdot * mask] + [zdot[start + k : start + 2 * k] for start, k in _flex_parts(system)])
 
 
-@eqx.filter_jit
+@system_jit
 def _newton_step(system, q, qf, mask, params):
     model = system.model
     nv = model.nv
@@ -560,7 +543,7 @@ def _newton_step(system, q, qf, mask, params):
     return jnp.max(jnp.abs(r)), jnp.concatenate([delta[:nv] * mask, delta[nv:]])
 
 
-@eqx.filter_jit
+@system_jit
 def _trial(system, q, qf, delta, lam, mask, params):
     nv = system.model.nv
     qn, qfn = system.model.integrate(q, delta[:nv], lam), qf + lam * delta[nv:]

@@ -89,20 +89,28 @@ def _count_compiles():
 
 def test_new_sea_states_and_parameters_reuse_the_compiled_run(system):
     """A sweep cell, a new wave key, a new line stiffness or a new initial pose changes array
-    leaves only: the simulation, batched or single, compiles once for all of them."""
+    leaves only: the static equilibrium and the simulation, batched or single, compile once for all
+    of them.  The weakly typed stiffness takes the system's float type (float32 stays float32)."""
     import equinox as eqx
     import jax.numpy as jnp
 
+    from jaxmbd._xla import strong_types
+    from jaxmbd.simulate import static_equilibrium
     from jaxmbd.sweep import with_sea_state
 
+    made = strong_types((jnp.ones(3, dtype=jnp.float32), jnp.asarray(2e4), jnp.asarray(3)))
+    assert [(x.dtype, x.weak_type) for x in made] == [(jnp.float32, False), (jnp.float32, False), (jnp.asarray(3).dtype, False)]
+
     def runs(sys_, key, q0):
+        static_equilibrium(sys_, q0)
         simulate(sys_, 10.0, save_dt=0.5, integrator=INTEGRATOR, key=key, n_realisations=2, q0=q0)
         simulate(sys_, 10.0, save_dt=0.5, integrator=INTEGRATOR, key=key, q0=q0)
 
     q0 = system.model.neutral()
     runs(system, jax.random.key(0), q0)  # compiles
-    # made before counting (their own small eager ops compile); jnp.asarray(4e4) is weakly typed
-    stiffer = eqx.tree_at(lambda s: s.forces[1].stiffness, system, jnp.asarray(4e4))
+    # made before counting (their own small eager ops compile); the system's stiffness is weakly
+    # typed (jnp.asarray(2e4)), the new one strongly
+    stiffer = eqx.tree_at(lambda s: s.forces[1].stiffness, system, jnp.asarray(4e4, dtype=jnp.float64))
     lower = q0.at[2].set(0.1)
     events, stop = _count_compiles()
     try:
