@@ -335,7 +335,7 @@ def _aba(model: Model, q, v, tau, f_ext, extra_inertia):
     # a free joint's body acceleration is IA⁻¹ u whatever its parent's (S = 1: a = a' + IA⁻¹ (u − IA a')),
     # so the 6x6 solves of all free bodies (vessels, cargo, a barge) are one batched elimination
     frees = [s for s, e in segs if e - s == 1 and isinstance(model.joints[s], Free)]
-    if len(frees) > 1:
+    if frees:
         a_free = _spd_solve(jnp.stack([U[i] for i in frees]), jnp.stack([u[i] for i in frees]))
         for k, i in enumerate(frees):
             a[i] = a_free[k]
@@ -366,9 +366,7 @@ def _aba(model: Model, q, v, tau, f_ext, extra_inertia):
                 qi = (u[i] - jnp.sum(U[i] * ap)) * Dinv[i]
                 qdd[s] = qi[None]
                 a[i] = ap + _static_vector(j.axis, off, ap.dtype) * qi
-            elif isinstance(j, Free):
-                if a[i] is None:
-                    a[i] = _spd_solve(U[i], u[i])  # a = IA⁻¹ u, v̇ = a − ap
+            elif isinstance(j, Free):  # a = IA⁻¹ u from the batch above, v̇ = a − ap
                 qdd[s] = a[i] - ap
             elif j.nv:
                 qi = spatial.mv(Dinv[i], u[i] - spatial.mtv(U[i], ap))

@@ -182,7 +182,7 @@ def quat_rate_to_omega(q, dq):
 @jax.custom_jvp
 def quat_to_matrix(q):
     """Rotation matrix of a quaternion [w, x, y, z] (normalised here, so a drifted one still gives a rotation)."""
-    return _unit_quat_to_matrix(q / jnp.linalg.norm(q, axis=-1, keepdims=True))
+    return _unit_quat_to_matrix(quat_normalise(q))
 
 
 @quat_to_matrix.defjvp
