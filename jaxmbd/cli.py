@@ -85,6 +85,7 @@ def _demo(args) -> int:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     from .examples import floating_crane
     from .hydro import JONSWAP, SeaState
@@ -145,6 +146,7 @@ def _demo(args) -> int:
     ax.axvline(sT.mpm / T_static, color="k", ls="--", label="Gumbel MPM")
     ax.set_xlabel("dynamic amplification factor (max hook load / static)")
     ax.set_ylabel("realisations")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts: whole numbers
     ax.legend()
     fig.tight_layout()
     fig.savefig(out / "floating_crane_daf.png", dpi=120)
