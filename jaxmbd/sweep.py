@@ -63,7 +63,7 @@ def with_sea_state(system: System, hs: float, tp: float) -> System:
     if system.waves is None or system.waves.spectrum is None:
         raise ValueError(f"{system.name}: a sweep needs irregular waves (a spectrum) on the system")
     spec = system.waves.spectrum
-    dtype = jax.numpy.result_type(spec.hs)  # the spectrum's own type: a weakly typed float would compile again
+    dtype = jax.numpy.result_type(spec.hs)  # the spectrum's own float type: a float32 sea state stays float32
     spec = eqx.tree_at(lambda s: (s.hs, s.tp), spec, (jax.numpy.asarray(hs, dtype=dtype), jax.numpy.asarray(tp, dtype=dtype)))
     return eqx.tree_at(lambda s: s.waves.spectrum, system, spec)
 
