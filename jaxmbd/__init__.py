@@ -20,7 +20,7 @@ __version__ = "0.1.0"
 
 from . import spatial, joints, hydro
 from ._xla import FORWARD_JIT_OPTIONS
-from .joints import ModelError, Fixed, Revolute, Prismatic, Cylindrical, Universal, Spherical, Free
+from .joints import ModelError, Fixed, Revolute, Prismatic, Cylindrical, Universal, Spherical, Free, Planar
 from .model import Body, Placement, Model, ModelBuilder, load_urdf
 from .kinematics import forward_kinematics, body_twists, body_jacobian, point_position, point_velocity
 from .dynamics import (

@@ -35,9 +35,11 @@ def gravity_torques(ctx: Context):
 class JointPD(ForceElement):
     """τ = K_p (q_ref − q) − K_d q̇ + K_i ∫(q_ref − q) dt [+ g(q)] on one-coordinate joints.
 
-    With ``gravity_compensation`` the joints also get the torque that holds
-    the tree against gravity at the current configuration (seed 003, Sec. 5),
-    so the set point is held without steady-state error.  Integral action adds
+    With ``gravity_compensation`` (off unless asked for) the joints also get the
+    torque that holds the tree against gravity at the current configuration
+    (seed 003, Sec. 5), so the set point is held without steady-state error; it
+    is a feed-forward that carries the whole weight hanging below the joints,
+    so a PD used as a damper (k_p = 0) or on a floating body must leave it off.  Integral action adds
     one state per joint when ``integral`` is true.  Outputs: ``torque`` (per joint).
     """
 
@@ -47,7 +49,7 @@ class JointPD(ForceElement):
     kp: jnp.ndarray
     kd: jnp.ndarray
     ki: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(0.0))
-    gravity_compensation: bool = eqx.field(static=True, default=True)
+    gravity_compensation: bool = eqx.field(static=True, default=False)
     integral: bool = eqx.field(static=True, default=False)
 
     @property

@@ -26,7 +26,7 @@ import numpy as np
 from . import spatial
 from ._xla import forward_jit
 from .kinematics import joint_states
-from .joints import Cylindrical, Fixed, Free, Prismatic, Revolute, Spherical
+from .joints import Cylindrical, Fixed, Free, Planar, Prismatic, Revolute, Spherical
 from .model import Model
 
 
@@ -389,7 +389,7 @@ def _aba(model: Model, q, v, tau, f_ext, extra_inertia):
 # vmapped on the CPU).
 DENSE_MAX_NV = 16
 
-_CONSTANT_S = (Fixed, Revolute, Prismatic, Cylindrical, Spherical, Free)  # S constant, c_J = 0
+_CONSTANT_S = (Fixed, Revolute, Prismatic, Cylindrical, Spherical, Free, Planar)  # S constant, c_J = 0
 
 
 def _use_dense(model: Model) -> bool:
@@ -619,6 +619,9 @@ def _velocity_coordinates(model: Model, q, dq):
         if not j.nv:
             continue
         qi, dqi = (x[model.q_start[i] : model.q_start[i] + j.nq] for x in (q, dq))
+        if isinstance(j, Planar):
+            parts.append(j.velocity_coordinates(qi, dqi))
+            continue
         if j.nq == j.nv:
             parts.append(dqi)
             continue

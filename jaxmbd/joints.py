@@ -278,4 +278,72 @@ class Free(JointKind):
         return jnp.concatenate([q[:3] + R @ v[:3] * dt, quat])
 
 
-KINDS = {k.name: k for k in (Fixed, Revolute, Prismatic, Cylindrical, Universal, Spherical, Free)}
+def plane_axes(normal) -> tuple[np.ndarray, np.ndarray]:
+    """The in-plane unit axes (a, b) of a :class:`Planar` joint with unit ``normal``: for a normal
+    along z, y or x the two other coordinate axes in their natural order ((x, y), (x, z), (y, z));
+    otherwise a along the first coordinate axis least aligned with the normal, projected on the
+    plane, and b = n × a."""
+    n = np.asarray(normal, float)
+    for k in range(3):
+        if abs(abs(n[k]) - 1.0) < 1e-12:
+            a, b = (np.eye(3)[i] for i in range(3) if i != k)
+            return a, b
+    e = np.eye(3)[int(np.argmin(np.abs(n)))]
+    a = e - np.dot(e, n) * n
+    a = a / np.linalg.norm(a)
+    return a, np.cross(n, a)
+
+
+@dataclasses.dataclass(frozen=True)
+class Planar(JointKind):
+    """Motion in the plane normal to a unit ``axis`` of the joint frame: two translations and the
+    rotation about the normal (WEC-Sim's "floating 3DOF" with the normal along y: surge, heave,
+    pitch; URDF's ``planar``; a vessel's horizontal plane with the normal along z).
+
+    q = [x, y, θ]: the child origin at x a + y b in the joint frame (a, b from :func:`plane_axes`)
+    and the rotation θ about the normal; v = [u, w, θ̇] with u, w the child origin's velocity along
+    the child frame's a and b axes (body-frame velocities, as the free joint's), so S = [[a, b, 0],
+    [0, 0, n]] is constant and c_J = 0.  With σ = (n × a)·b = ±1, R_J a = a cos θ + σ b sin θ, so
+    ẋ = u cos θ − σ w sin θ and ẏ = σ u sin θ + w cos θ.
+    """
+
+    axis: tuple[float, float, float] = (0.0, 0.0, 1.0)
+    nq: ClassVar[int] = 3
+    nv: ClassVar[int] = 3
+    name: ClassVar[str] = "planar"
+
+    def check(self, where):
+        return Planar(_unit_axis(self.axis, where))
+
+    def _frame(self):
+        a, b = plane_axes(self.axis)
+        sigma = float(np.dot(np.cross(self.axis, a), b))
+        return a, b, sigma
+
+    def transform(self, q):
+        a, b, _ = self._frame()
+        n = jnp.asarray(self.axis, dtype=q.dtype)
+        return spatial.axis_angle_to_matrix(n, q[2]), jnp.asarray(a, q.dtype) * q[0] + jnp.asarray(b, q.dtype) * q[1]
+
+    def motion_subspace(self, q):
+        a, b, _ = self._frame()
+        S = np.zeros((6, 3))
+        S[:3, 0], S[:3, 1], S[3:, 2] = a, b, self.axis
+        return jnp.asarray(S, dtype=q.dtype)
+
+    def qdot(self, q, v):
+        _, _, sig = self._frame()
+        c, s = jnp.cos(q[2]), jnp.sin(q[2])
+        return jnp.stack([c * v[0] - sig * s * v[1], sig * s * v[0] + c * v[1], v[2]])
+
+    def velocity_coordinates(self, q, dq):
+        """δ with X_J⁻¹ dX_J = S δ for a tangent dq of q: the inverse of :meth:`qdot`'s map."""
+        _, _, sig = self._frame()
+        c, s = jnp.cos(q[2]), jnp.sin(q[2])
+        return jnp.stack([c * dq[0] + sig * s * dq[1], -sig * s * dq[0] + c * dq[1], dq[2]])
+
+    def integrate(self, q, v, dt):
+        return q + self.qdot(q, v) * dt
+
+
+KINDS = {k.name: k for k in (Fixed, Revolute, Prismatic, Cylindrical, Universal, Spherical, Free, Planar)}

@@ -24,6 +24,7 @@ from .joints import (
     Free,
     JointKind,
     ModelError,
+    Planar,
     Prismatic,
     Revolute,
     Spherical,
@@ -340,8 +341,10 @@ def load_urdf(path, *, floating: bool = False, gravity=(0.0, 0.0, -9.81), xml: s
     Links become bodies and each one hangs from the joint above it (the root
     link from the world, through a Free joint when ``floating``, else welded).
     Fixed joints are kept as bodies with no coordinates.  A ``continuous``
-    joint is a revolute joint with one coordinate.  Unsupported joint types
-    (``planar``, ``floating``) are refused with the joint's name and the file.
+    joint is a revolute joint with one coordinate; a ``planar`` joint moves in
+    the plane normal to its ``<axis>`` (:class:`~jaxmbd.joints.Planar`, q = two
+    in-plane translations and the rotation about the axis).  ``floating`` joints
+    are refused with the joint's name and the file.
     """
     src = str(path) if xml is None else (str(path) if path else "<urdf string>")
     try:
@@ -401,8 +404,10 @@ def load_urdf(path, *, floating: bool = False, gravity=(0.0, 0.0, -9.81), xml: s
             kind = Prismatic(tuple(axis))
         elif jt == "fixed":
             kind = Fixed()
+        elif jt == "planar":
+            kind = Planar(tuple(axis)).check(where)
         else:
-            raise ModelError(f"{where}: joint type {jt!r} is not supported (revolute, continuous, prismatic, fixed)")
+            raise ModelError(f"{where}: joint type {jt!r} is not supported (revolute, continuous, prismatic, planar, fixed)")
         b.add_body(child, body=links[child], joint=kind, parent=parent, placement=_origin(jel, where), joint_name=jn)
     roots = [ln for ln in links if ln not in child_of]
     if len(roots) != 1:
@@ -434,4 +439,5 @@ __all__ = [
     "Universal",
     "Spherical",
     "Free",
+    "Planar",
 ]

@@ -119,12 +119,17 @@ class ForceElement(eqx.Module):
     def initial_state(self, model: Model, q, v):
         return jnp.zeros(self.n_states, dtype=model.inertia.dtype)
 
-    def extra_inertia(self, model: Model):
-        """A constant 6x6 inertia per body added inside the recursion (n, 6, 6), or None."""
+    def extra_inertia(self, ctx: Context):
+        """A 6x6 inertia per body at this configuration, added inside the recursion (n, 6, 6), or None.
+
+        It enters the equations as −E a (a the body's spatial acceleration, body frame) and nothing
+        else: no weight and no velocity products; an element whose inertia needs velocity terms
+        (because it turns with the body, or does not) returns them as wrenches of its contribution."""
         return None
 
-    def coupled_inertia(self, model: Model) -> list:
-        """Constant inertia coupling different bodies, [(i, j, 6x6)] with f_i = −block v̇_j; [] if none."""
+    def coupled_inertia(self, ctx: Context) -> list:
+        """Inertia coupling different bodies at this configuration, [(i, j, 6x6)] with
+        f_i = −block a_j (a_j body j's spatial acceleration); [] if none."""
         return []
 
     @property
@@ -186,18 +191,19 @@ class System(eqx.Module):
         zs = [f.initial_state(self.model, q, v) for f in self.forces]
         return jnp.concatenate(zs) if zs else jnp.zeros(0, dtype=self.model.inertia.dtype)
 
-    def extra_inertia(self):
+    def extra_inertia(self, ctx: Context):
+        """Sum of the elements' extra inertias at the context's configuration (n, 6, 6), or None."""
         total = None
         for f in self.forces:
-            e = f.extra_inertia(self.model)
+            e = f.extra_inertia(ctx)
             if e is not None:
                 total = e if total is None else total + e
         return total
 
-    def coupled_inertia(self):
+    def coupled_inertia(self, ctx: Context):
         out = []
         for f in self.forces:
-            out += f.coupled_inertia(self.model)
+            out += f.coupled_inertia(ctx)
         return out
 
     def prepare(self, waves):
@@ -274,10 +280,10 @@ class System(eqx.Module):
         q, v = ctx.q, ctx.v
         if any(f.n_flex for f in self.forces):
             return self._flexible_accelerations(ctx, z, f_ext, tau, zdot)
-        coupled = self.coupled_inertia()
+        coupled = self.coupled_inertia(ctx)
         if coupled:
-            return _coupled_forward_dynamics(self.model, q, v, tau, f_ext, self.extra_inertia(), coupled), zdot
-        return forward_dynamics(self.model, q, v, tau, f_ext, self.extra_inertia()), zdot
+            return _coupled_forward_dynamics(self.model, q, v, tau, f_ext, self.extra_inertia(ctx), coupled), zdot
+        return forward_dynamics(self.model, q, v, tau, f_ext, self.extra_inertia(ctx)), zdot
 
     def _flexible_accelerations(self, ctx, z, f_ext, tau, zdot):
         """Joint and elastic accelerations of a tree carrying flexible bodies.
@@ -299,7 +305,7 @@ class System(eqx.Module):
         from .kinematics import body_jacobian
 
         model, q, v = self.model, ctx.q, ctx.v
-        extra = self.extra_inertia()
+        extra = self.extra_inertia(ctx)
         M = mass_matrix(model, q, extra)
         b = tau - inverse_dynamics(model, q, v, jnp.zeros_like(v), f_ext, extra)
         abias = bias_accelerations(model, q, v)
@@ -365,7 +371,7 @@ class System(eqx.Module):
         if joints:
             from .dynamics import joint_wrenches
 
-            W = joint_wrenches(self.model, q, v, vdot, f_ext, self.extra_inertia())
+            W = joint_wrenches(self.model, q, v, vdot, f_ext, self.extra_inertia(ctx))
             for name in self.report_joints:
                 out[f"joint/{name}/wrench"] = W[self.model.index(name)]
         return out
@@ -384,19 +390,22 @@ def bias_accelerations(model, q, v):
 
 
 def _coupled_forward_dynamics(model, q, v, tau, f_ext, extra, coupled):
-    """v̇ from (M + Σ J_iᵀ A_ij J_j) v̇ = τ + Jᵀ f_ext − h − Σ J_iᵀ A_ij J̇_j v, with the Jacobian-rate
-    term neglected: the coupling blocks are linear hydrodynamics, valid for small motions."""
+    """v̇ from (M + Σ J_iᵀ E_ij J_j) v̇ = τ + Jᵀ f_ext − h − Σ J_iᵀ E_ij J̇_j v: the body accelerations
+    a_j = J_j v̇ + J̇_j v of the coupling blocks f_i = −E_ij a_j, the diagonal ones (``extra``) inside
+    M and the inverse dynamics."""
     from jax.scipy.linalg import cho_factor, cho_solve
 
-    from .dynamics import mass_matrix, nonlinear_effects
+    from .dynamics import inverse_dynamics, mass_matrix
     from .kinematics import body_jacobian
 
     M = mass_matrix(model, q, extra)
+    rhs = tau - inverse_dynamics(model, q, v, jnp.zeros_like(v), f_ext, extra)
+    abias = bias_accelerations(model, q, v)
     for i, j, blk in coupled:
         Ji = body_jacobian(model, q, model.body_names[i])
         Jj = body_jacobian(model, q, model.body_names[j])
         M = M + Ji.T @ blk @ Jj
-    rhs = tau - nonlinear_effects(model, q, v, f_ext)
+        rhs = rhs - Ji.T @ (blk @ abias[j])
     return cho_solve(cho_factor(M), rhs)
 
 

@@ -5,6 +5,7 @@ to every body's rigid inertia; it is not a separate element.
 """
 
 from .mooring import LinearMooring
+from .pto import JointPTO
 from .rope import WireRope, smooth_tension
 from .spring import SpringDamper
 from .wind import WindDrag
@@ -15,6 +16,7 @@ KINDS = {
     "wire_rope": WireRope,
     "linear_mooring": LinearMooring,
     "wind": WindDrag,
+    "pto": JointPTO,
 }
 
-__all__ = ["KINDS", "SpringDamper", "WireRope", "LinearMooring", "WindDrag", "smooth_tension"]
+__all__ = ["KINDS", "SpringDamper", "WireRope", "LinearMooring", "WindDrag", "JointPTO", "smooth_tension"]

@@ -180,6 +180,19 @@ class HydroData(eqx.Module):
             source=self.source,
         )
 
+    def without_body_coupling(self) -> "HydroData":
+        """The same data with the radiation coupling between different bodies dropped: the
+        off-diagonal 6x6 blocks of A(ω), B(ω), A(∞) and C set to zero (WEC-Sim's default,
+        ``bodyToBody`` off).  Each body then radiates as if alone, while its excitation still comes
+        from the solution with all bodies present."""
+        keep = np.kron(np.eye(self.n_bodies), np.ones((6, 6)))
+        return eqx.tree_at(
+            lambda h: (h.added_mass, h.radiation_damping, h.added_mass_inf, h.hydrostatic_stiffness),
+            self,
+            tuple(x * jnp.asarray(keep, dtype=x.dtype) for x in
+                  (self.added_mass, self.radiation_damping, self.added_mass_inf, self.hydrostatic_stiffness)),
+        )
+
     def with_xz_symmetry(self) -> "HydroData":
         """Extend the heading table to (−π, π] for hulls symmetric about the xz plane.
 

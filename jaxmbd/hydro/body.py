@@ -6,9 +6,17 @@ equilibrium frame; DESIGN.md), Cummins' equation gives the loads
 
     F = F_exc(t) − A(∞) ν̇ − ∫₀ᵗ K(t − τ) ν(τ) dτ − C_b η + W_b − B_v ν − D |ν| ν
 
-* A(∞) joins each body's inertia inside the articulated-body recursion
-  (:meth:`extra_inertia`), exactly; coupling blocks between bodies go through
-  the mass-matrix route of :class:`~jaxmbd.system.System`.
+* A(∞) multiplies ν̇, the acceleration of the reference points in the
+  equilibrium (world) frame, as in the linear seakeeping model; with
+  ν_k = T_k(q) V_k (V_k the body twist, T_k = diag(R_k, R_k) [[1, −r̂_k], [0, 1]])
+  its force on body k is −T_kᵀ Σ_l A_kl (T_l a_l + Ṫ_l V_l): an inertia
+  T_kᵀ A_kl T_l that turns with the body (:meth:`extra_inertia`, inside the
+  articulated-body recursion; coupling blocks between bodies through the
+  mass-matrix route of :class:`~jaxmbd.system.System`) and the velocity
+  product −T_kᵀ Σ_l A_kl [ω_l × ṗ_l; 0] (a wrench of :meth:`contribution`).
+  No Munk moment and no body-frame gyroscopic terms arise: a pure heave push
+  makes no surge, and a body coasting in a straight line stays on it
+  (docs/hydro.md, "Frames").
 * The memory integral is the state-space model of :mod:`.radiation`
   (internal states of this element).
 * Excitation: F_exc = Re Σ_j A_j F̂(ω_j, β_j) e^{−iω_j t}, with the RAO
@@ -109,6 +117,7 @@ class HydroBody(ForceElement):
         excitation: bool = True,
         ramp_time: float = 0.0,
         added_mass_inf: str = "fit",
+        body_to_body: bool = True,
     ) -> "HydroBody":
         """``bodies``: model body names for the hydro bodies (default: ``hydro.body_names``).
         ``q_equilibrium``: the model configuration at rest (default: neutral); the bodies'
@@ -120,10 +129,14 @@ class HydroBody(ForceElement):
         this time (½(1 − cos πt/T)), which keeps the start-up transient and the drift of
         unmoored bodies small.  ``added_mass_inf``: ``"fit"`` (default) takes the A(∞) that
         makes the time-domain model reproduce the BEM A(ω) best with the fitted memory
-        (:func:`~jaxmbd.hydro.radiation.consistent_added_mass_inf`); ``"file"`` the file's."""
+        (:func:`~jaxmbd.hydro.radiation.consistent_added_mass_inf`); ``"file"`` the file's.
+        ``body_to_body``: keep the radiation coupling between the bodies (A(∞), the memory);
+        False drops it (:meth:`HydroData.without_body_coupling`, WEC-Sim's default)."""
         from ..kinematics import forward_kinematics
 
         bodies = tuple(hydro.body_names if bodies is None else bodies)
+        if not body_to_body:
+            hydro = hydro.without_body_coupling()
         nb = len(bodies)
         if 6 * nb != hydro.added_mass_inf.shape[-1]:
             raise ValueError(f"{hydro.source}: {nb} bodies named for {hydro.added_mass_inf.shape[-1] // 6} hydro bodies")
@@ -209,27 +222,44 @@ class HydroBody(ForceElement):
     def initial_state(self, model, q, v):
         return jnp.zeros(self.n_states, dtype=model.inertia.dtype)
 
-    def _block_inertia(self, k, l):
-        """A(∞) block (k, l) as a 6x6 at body origins: X*ᵀ A X with the reference-point shifts."""
-        A = self.added_mass_inf[6 * k : 6 * k + 6, 6 * l : 6 * l + 6]
-        # ν_ref,k = T_k v_k with T = [[1, −r̂], [0, 1]] (body axes = world axes at rest)
-        Tk = jnp.eye(6, dtype=A.dtype).at[:3, 3:].set(-spatial.skew(self.ref_body[k]))
-        Tl = jnp.eye(6, dtype=A.dtype).at[:3, 3:].set(-spatial.skew(self.ref_body[l]))
-        return Tk.T @ A @ Tl
+    def _reference_map(self, ctx: Context, k):
+        """T_k (6x6) with ν_k = T_k V_k: the body twist to the reference point's velocity and the
+        angular velocity, both in world axes."""
+        R = ctx.R[ctx.body_index(self.bodies[k])]
+        X = jnp.eye(6, dtype=R.dtype).at[:3, 3:].set(-spatial.skew(self.ref_body[k].astype(R.dtype)))
+        R6 = jnp.zeros((6, 6), dtype=R.dtype).at[:3, :3].set(R).at[3:, 3:].set(R)
+        return R6 @ X
 
-    def extra_inertia(self, model: Model):
-        E = jnp.zeros((model.n_bodies, 6, 6), dtype=model.inertia.dtype)
+    def _block_inertia(self, ctx: Context, k, l):
+        """A(∞) block (k, l) as an inertia between the body frames: T_kᵀ A_kl T_l."""
+        A = self.added_mass_inf[6 * k : 6 * k + 6, 6 * l : 6 * l + 6].astype(ctx.R.dtype)
+        return self._reference_map(ctx, k).T @ A @ self._reference_map(ctx, l)
+
+    def extra_inertia(self, ctx: Context):
+        model = ctx.model
+        E = jnp.zeros((model.n_bodies, 6, 6), dtype=ctx.R.dtype)
         for k, b in enumerate(self.bodies):
-            E = E.at[model.index(b)].add(self._block_inertia(k, k))
+            E = E.at[model.index(b)].add(self._block_inertia(ctx, k, k))
         return E
 
-    def coupled_inertia(self, model: Model):
+    def coupled_inertia(self, ctx: Context):
         """Off-diagonal A(∞) blocks between different bodies: list of (i, j, 6x6) or []."""
         # which blocks are non-zero is decided once, from concrete data, in create()
+        model = ctx.model
         return [
-            (model.index(self.bodies[k]), model.index(self.bodies[l]), self._block_inertia(k, l))
+            (model.index(self.bodies[k]), model.index(self.bodies[l]), self._block_inertia(ctx, k, l))
             for k, l in self.coupled_pairs
         ]
+
+    def _added_mass_velocity_force(self, nu):
+        """−A(∞) Ṫ V: the part of −A(∞) ν̇ that does not depend on the accelerations (6nb,), world axes
+        at the reference points.  d/dt (R_k (v + ω × r)) = R_k (a_lin + ω̇ × r) + ω_w × ṗ_ref, and
+        d/dt (R_k ω) = R_k ω̇: only the linear rows carry a velocity product."""
+        c = []
+        for k in range(len(self.bodies)):
+            vel, w = nu[6 * k : 6 * k + 3], nu[6 * k + 3 : 6 * k + 6]
+            c.append(jnp.concatenate([spatial.cross(w, vel), jnp.zeros_like(w)]))
+        return -self.added_mass_inf.astype(nu.dtype) @ jnp.concatenate(c)
 
     # -- per realisation ---------------------------------------------------------------
 
@@ -307,10 +337,11 @@ class HydroBody(ForceElement):
         exc = self.excitation_force(ctx.t, ctx.prepared.get(self.name) if ctx.prepared else None)
         exc = jnp.zeros_like(F) if exc is None else exc
         zdot = None if self.radiation is None else self.radiation.derivative(z, nu)
-        return F + rad + exc, exc, rad, eta, zdot
+        return F + rad + exc, exc, rad, eta, nu, zdot
 
     def contribution(self, ctx: Context, z) -> Contribution:
-        F, _, _, _, zdot = self.loads(ctx, z)
+        F, _, _, _, nu, zdot = self.loads(ctx, z)
+        F = F + self._added_mass_velocity_force(nu)
         f_ext = ctx.zeros_f_ext()
         for k, b in enumerate(self.bodies):
             i = ctx.body_index(b)
@@ -320,5 +351,5 @@ class HydroBody(ForceElement):
         return Contribution(f_ext=f_ext, zdot=zdot)
 
     def outputs(self, ctx: Context, z) -> dict:
-        _, exc, rad, eta, _ = self.loads(ctx, z)
+        _, exc, rad, eta, _, _ = self.loads(ctx, z)
         return {"excitation": exc, "radiation": rad, "eta": eta}

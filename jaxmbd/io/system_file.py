@@ -410,7 +410,7 @@ _HYDRO_KEYS = (
     "omega_max", "xz_symmetry", "wamit_length",
     "omegas", "omega_range", "wave_directions_deg", "rho", "g", "water_depth", "center_of_mass", "rotation_center",
     "origin", "ramp_time", "radiation", "radiation_tol", "added_mass_inf", "mass", "com",
-    "linear_damping", "quadratic_drag", "excitation",
+    "linear_damping", "quadratic_drag", "excitation", "body_to_body",
 )
 _WAVE_TYPES = ("jonswap", "pierson_moskowitz", "regular")
 _WAVE_KEYS = (
@@ -446,6 +446,10 @@ _SHAPES = {
     "joint_pd.kp": "per:joints",
     "joint_pd.kd": "per:joints",
     "joint_pd.ki": "per:joints",
+    "pto.stiffness": [()],
+    "pto.damping": [()],
+    "pto.equilibrium": [()],
+    "pto.force_limit": [()],
     "motion_compensation.kp": [(), (2,)],
     "motion_compensation.kd": [(), (2,)],
 }
@@ -463,6 +467,9 @@ _RANGES = {
     "speed": (">=", 0.0),
     "drag_coefficient": (">=", 0.0),
     "air_density": (">", 0.0),
+    "pto.stiffness": (">=", 0.0),
+    "pto.damping": (">=", 0.0),
+    "force_limit": (">", 0.0),
     "kp": (">=", 0.0),
     "kd": (">=", 0.0),
     "ki": (">=", 0.0),
@@ -472,7 +479,7 @@ _BODY_FIELDS = {"body": False, "platform": False, "body_a": True, "body_b": True
 
 
 def _is_joint_field(name):
-    return name == "joints" or name.endswith("_joint")
+    return name in ("joint", "joints") or name.endswith("_joint")
 
 
 # --------------------------------------------------------------------------- entry points
@@ -824,11 +831,13 @@ class _Loader:
         if quad is not None and np.any(quad < 0):
             r.fail(f"{f}.quadratic_drag", "must be >= 0")
         excitation = r.boolean(h, f, "excitation", True)
+        body_to_body = r.boolean(h, f, "body_to_body", True)
         try:
             return HydroBody.create(
                 self.model, hydro, name=name, bodies=tuple(bodies), q_equilibrium=self.q0, origin=origin,
                 radiation=radiation, radiation_tol=tol, mass=mass, com=com, linear_damping=lin,
                 quadratic_drag=quad, excitation=excitation, ramp_time=ramp, added_mass_inf=ainf,
+                body_to_body=body_to_body,
             )
         except (HydroDataError, ValueError, np.linalg.LinAlgError) as exc:
             r.fail(f, str(exc))
@@ -1085,7 +1094,8 @@ class _Loader:
         if model.nv == 0:
             return
         try:
-            M = np.asarray(mass_matrix(model, self.q0, system.extra_inertia()))
+            ctx = system.context(0.0, self.q0, np.zeros(model.nv))
+            M = np.asarray(mass_matrix(model, self.q0, system.extra_inertia(ctx)))
         except Exception as exc:  # the values came from the file; say so rather than show a trace
             self.r.fail("bodies", f"cannot form the mass matrix at q0: {type(exc).__name__}: {exc}")
         if not np.all(np.isfinite(M)):

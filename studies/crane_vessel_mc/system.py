@@ -257,7 +257,8 @@ def build(
                                   kp=jnp.asarray(platform_kp, dtype=float), kd=jnp.asarray(platform_kd, dtype=float),
                                   mode=mc)
     crane = JointPD(name="crane", joints=("q3", "q4", "q5"), setpoint=jnp.asarray(q_crane[:3], dtype=float),
-                    kp=jnp.asarray(crane_kp, dtype=float), kd=jnp.asarray(crane_kd, dtype=float))
+                    kp=jnp.asarray(crane_kp, dtype=float), kd=jnp.asarray(crane_kd, dtype=float),
+                    gravity_compensation=True)
     sway = SwayProbe(name="sway", body="payload", axis=jnp.array([1.0, 0.0, 0.0]))
     waves = None
     if n_frequencies and float(hs) > 0:

@@ -1,0 +1,49 @@
+"""Linear power take-off on a joint coordinate (WEC-Sim's translational and rotational PTO)."""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax.numpy as jnp
+
+from ..system import Context, Contribution, ForceElement
+
+
+class JointPTO(ForceElement):
+    """Spring-damper on the coordinate of a one-coordinate joint (prismatic or revolute):
+
+        τ = clip(−k (q − q₀) − c q̇, −τ_max, τ_max),
+
+    applied as the joint force (N on a prismatic joint, N·m on a revolute one), equal and
+    opposite on the two bodies the joint connects.  Outputs: ``force`` (N or N·m, along the
+    joint's coordinate), ``power`` (W, absorbed: −τ q̇, positive when the PTO takes energy out),
+    ``position`` (m or rad, q − q₀) and ``velocity`` (m/s or rad/s).
+    """
+
+    name: str = eqx.field(static=True)
+    joint: str = eqx.field(static=True)
+    stiffness: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(0.0))
+    damping: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(0.0))
+    equilibrium: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(0.0))
+    force_limit: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(jnp.inf))
+
+    def _coordinate(self, ctx: Context):
+        model = ctx.model
+        i = model.index(self.joint)
+        if model.joints[i].nv != 1 or model.joints[i].nq != 1:
+            raise ValueError(f"pto {self.name!r}: joint {self.joint!r} is a {model.joints[i].name} joint; "
+                             "expected a one-coordinate joint (prismatic or revolute)")
+        return model.q_start[i], model.v_start[i]
+
+    def _force(self, ctx: Context):
+        iq, iv = self._coordinate(ctx)
+        x, xd = ctx.q[iq] - self.equilibrium, ctx.v[iv]
+        tau = jnp.clip(-self.stiffness * x - self.damping * xd, -self.force_limit, self.force_limit)
+        return tau, x, xd, iv
+
+    def contribution(self, ctx: Context, z) -> Contribution:
+        tau, _, _, iv = self._force(ctx)
+        return Contribution(tau=jnp.zeros(ctx.model.nv, dtype=ctx.q.dtype).at[iv].add(tau))
+
+    def outputs(self, ctx: Context, z) -> dict:
+        tau, x, xd, _ = self._force(ctx)
+        return {"force": tau, "power": -tau * xd, "position": x, "velocity": xd}
