@@ -10,7 +10,9 @@ takes its numbers from that ``System`` (every leaf read once with
 * kinematics of the serial chain vessel (free joint) / q1 ... q7 (revolute),
   body twists and velocity-product accelerations;
 * joint accelerations from the joint-space mass matrix (composite rigid
-  bodies, with the vessel's infinite-frequency added mass) and the bias forces
+  bodies, with the vessel's infinite-frequency added mass, which acts on the
+  reference point's acceleration in world axes: Tᵀ diag(R, R)ᵀ A(∞) diag(R, R) T
+  in the vessel frame, and the velocity product −A(∞) [ω × ṗ; 0]) and the bias forces
   (recursive Newton-Euler with gravity and the external wrenches), solved with
   ``np.linalg.solve`` (jaxmbd uses the articulated-body algorithm instead);
 * the vessel's hydrodynamics: buoyancy wrench and linear restoring, viscous
@@ -158,10 +160,9 @@ class CraneVesselNumpy:
         # hydrodynamics of the vessel at its reference point r (vessel frame)
         self.r_ref = np.asarray(hydro.ref_body, float)[0]
         self.ref_world = np.asarray(hydro.ref_world, float)[0]
-        A = np.asarray(hydro.added_mass_inf, float)
-        T = np.eye(6)
-        T[:3, 3:] = -skew(self.r_ref)
-        self.added_mass = T.T @ A @ T  # A(∞) moved to the vessel origin
+        self.A_inf = np.asarray(hydro.added_mass_inf, float)  # at the reference point, world axes
+        self.T_ref = np.eye(6)
+        self.T_ref[:3, 3:] = -skew(self.r_ref)  # vessel twist -> reference point velocity, vessel axes
         self.C_b = np.asarray(hydro.buoyancy_stiffness, float)
         self.W_b = np.asarray(hydro.buoyancy_wrench, float)
         self.B_v = np.asarray(hydro.linear_damping, float)
@@ -311,7 +312,7 @@ class CraneVesselNumpy:
                 a += vdot[:6] if i == 0 else self.S[i][:, 0] * vdot[5 + i]
             a_parent = a
             I = self.inertia[i]
-            Ia = I + self.added_mass if (i == 0 and added_mass) else I
+            Ia = I + self.added_mass(kin) if (i == 0 and added_mass) else I
             fi = Ia @ a - I[:, :3] @ (Rw[i].T @ self.gravity)
             if velocity:
                 fi = fi + crf(vel[i]) @ (I @ vel[i])
@@ -322,12 +323,20 @@ class CraneVesselNumpy:
             f[i - 1] += X[i].T @ f[i]
         return f
 
+    def added_mass(self, kin):
+        """A(∞) as an inertia of the vessel about its origin, vessel axes, at this orientation."""
+        R = kin[1][0]
+        R6 = np.zeros((6, 6))
+        R6[:3, :3] = R6[3:, 3:] = R
+        M = R6 @ self.T_ref
+        return M.T @ self.A_inf @ M
+
     def mass_matrix(self, kin):
         """Joint-space inertia (13x13) by composite rigid bodies, the added mass included."""
         X = kin[0]
         n = self.N_BODIES
         Ic = [self.inertia[i].copy() for i in range(n)]
-        Ic[0] = Ic[0] + self.added_mass
+        Ic[0] = Ic[0] + self.added_mass(kin)
         for i in range(n - 1, 0, -1):
             Ic[i - 1] = Ic[i - 1] + X[i].T @ Ic[i] @ X[i]
         M = np.zeros((self.nv, self.nv))
@@ -370,11 +379,16 @@ class CraneVesselNumpy:
         F = self.W_b - self.C_b @ eta - self.B_v @ nu - self.D_q * np.abs(nu) * nu - self.rad_C @ z + exc
         return F, exc, self.rad_A @ z + self.rad_B @ nu
 
+    def added_mass_velocity_force(self, kin):
+        """−A(∞) [ω × ṗ; 0]: the part of −A(∞) ν̇ that the accelerations do not carry (world axes)."""
+        _, nu = self.vessel_motion(kin, self.r_ref, self.ref_world)
+        return -self.A_inf @ np.concatenate([cross(nu[3:], nu[:3]), np.zeros(3)])
+
     def loads(self, t, q, v, z, kin):
         """External body wrenches (8, 6), joint forces (13,) and ż."""
         f_ext = np.zeros((self.N_BODIES, 6))
         F, _, zdot = self.hydro_loads(t, kin, z)
-        self._add_wrench(f_ext, kin, 0, self.r_ref, F)
+        self._add_wrench(f_ext, kin, 0, self.r_ref, F + self.added_mass_velocity_force(kin))
         eta, etadot = self.vessel_motion(kin, self.dp_point, self.dp_reference)
         self._add_wrench(f_ext, kin, 0, self.dp_point, -self.dp_K @ eta - self.dp_C @ etadot + self.dp_pre)
 

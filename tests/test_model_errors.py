@@ -48,8 +48,8 @@ def test_bad_placement_is_refused():
         b.build()
 
 
-URDF_PLANAR = """<robot name="r"><link name="a"/><link name="b"/>
-<joint name="slide" type="planar"><parent link="a"/><child link="b"/></joint></robot>"""
+URDF_FLOATING = """<robot name="r"><link name="a"/><link name="b"/>
+<joint name="slide" type="floating"><parent link="a"/><child link="b"/></joint></robot>"""
 URDF_TWO_ROOTS = """<robot name="r"><link name="a"/><link name="b"/></robot>"""
 URDF_MISSING = """<robot name="r"><link name="a"/>
 <joint name="j" type="revolute"><parent link="a"/><child link="ghost"/><axis xyz="0 0 1"/></joint></robot>"""
@@ -58,7 +58,7 @@ URDF_MISSING = """<robot name="r"><link name="a"/>
 @pytest.mark.parametrize(
     "xml, match",
     [
-        (URDF_PLANAR, "joint 'slide': joint type 'planar' is not supported"),
+        (URDF_FLOATING, "joint 'slide': joint type 'floating' is not supported"),
         (URDF_TWO_ROOTS, "expected one root link"),
         (URDF_MISSING, "child link 'ghost' is not defined"),
         ("<robot><link", "cannot read URDF"),

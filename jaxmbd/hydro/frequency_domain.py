@@ -21,26 +21,56 @@ Runs in JAX so RAOs can be differentiated (e.g. with respect to PTO damping).
 
 from __future__ import annotations
 
-import jax.numpy as jnp
+import warnings
 
-__all__ = ["rao", "impedance"]
+import jax.numpy as jnp
+import numpy as np
+
+__all__ = ["rao", "impedance", "coefficients_at"]
+
+
+def coefficients_at(hydro, omega):
+    """A(ω) and B(ω) at any frequencies (n, 6nb, 6nb), linear in ω between the table's rows.
+
+    A frequency outside the table is clamped to its end and warned about (``UserWarning``): the
+    coefficients there are extrapolated flat, which is wrong beyond a few percent of the table's span."""
+    w = jnp.atleast_1d(jnp.asarray(omega, dtype=hydro.omega.dtype))
+    try:
+        wc = np.asarray(w)
+    except Exception:  # traced: the caller's frequencies cannot be checked here
+        wc = None
+    lo, hi = float(hydro.omega[0]), float(hydro.omega[-1])
+    if wc is not None and (np.any(wc < lo * (1 - 1e-9)) or np.any(wc > hi * (1 + 1e-9))):
+        warnings.warn(f"{hydro.source}: frequencies {wc[(wc < lo) | (wc > hi)][:5]} rad/s outside the "
+                      f"hydrodynamic table [{lo:.4g}, {hi:.4g}] rad/s; A and B held at the table's ends",
+                      stacklevel=2)
+    k = jnp.clip(jnp.searchsorted(hydro.omega, w) - 1, 0, hydro.omega.shape[0] - 2)
+    w0, w1 = hydro.omega[k], hydro.omega[k + 1]
+    t = jnp.clip((w - w0) / (w1 - w0), 0.0, 1.0)[:, None, None]
+    A = (1 - t) * hydro.added_mass[k] + t * hydro.added_mass[k + 1]
+    B = (1 - t) * hydro.radiation_damping[k] + t * hydro.radiation_damping[k + 1]
+    return A, B
 
 
 def impedance(hydro, mass, *, damping_ext=None, stiffness_ext=None, omega=None):
     """Z(ω) = −ω²(M + A(ω)) − iω(B(ω) + B_ext) + C + K_ext, complex (n_omega, n_dof, n_dof).
 
-    ``omega`` defaults to the BEM frequencies (and must be them: A and B are
-    not interpolated here).
+    ``omega`` defaults to the BEM frequencies; other frequencies take A and B from
+    :func:`coefficients_at` (linear interpolation, a warning outside the table).
     """
-    w = hydro.omega if omega is None else jnp.asarray(omega)
+    if omega is None:
+        w, A, B = hydro.omega, hydro.added_mass, hydro.radiation_damping
+    else:
+        w = jnp.atleast_1d(jnp.asarray(omega, dtype=hydro.omega.dtype))
+        A, B = coefficients_at(hydro, w)
     n = hydro.n_dof
     M = jnp.asarray(mass)
     Bx = jnp.zeros((n, n)) if damping_ext is None else jnp.asarray(damping_ext)
     Kx = jnp.zeros((n, n)) if stiffness_ext is None else jnp.asarray(stiffness_ext)
     w2 = w[:, None, None]
     return (
-        -(w2**2) * (M + hydro.added_mass)
-        - 1j * w2 * (hydro.radiation_damping + Bx)
+        -(w2**2) * (M + A)
+        - 1j * w2 * (B + Bx)
         + hydro.hydrostatic_stiffness
         + Kx
     )
@@ -55,8 +85,10 @@ def rao(
     stiffness_ext=None,
     constraint=None,
     excitation=None,
+    omega=None,
 ):
-    """Motion RAOs X(ω) [m/m, rad/m], complex (n_omega, n_dof), at the BEM frequencies.
+    """Motion RAOs X(ω) [m/m, rad/m], complex (n_omega, n_dof), at the BEM frequencies or at ``omega``
+    (rad/s, any frequencies: A, B and F̂ interpolated, a warning outside the table).
 
     ``hydro``: :class:`~jaxmbd.hydro.bem.HydroData`; ``mass``: rigid-body mass
     matrix M (n_dof, n_dof) about the bodies' reference points (for body b,
@@ -71,12 +103,13 @@ def rao(
     Motions η(t) = Re(A_wave X(ω) e^{−iωt}) for the wave
     ζ = Re(A_wave e^{i(kx' − ωt)}): same phase reference as the excitation.
     """
+    w = hydro.omega if omega is None else jnp.atleast_1d(jnp.asarray(omega, dtype=hydro.omega.dtype))
     if excitation is None:
         beta = hydro.wave_direction[0] if wave_direction is None else wave_direction
-        F = hydro.excitation_at(hydro.omega, jnp.full(hydro.omega.shape, beta))
+        F = hydro.excitation_at(w, jnp.full(w.shape, beta))
     else:
         F = jnp.asarray(excitation)
-    Z = impedance(hydro, mass, damping_ext=damping_ext, stiffness_ext=stiffness_ext)
+    Z = impedance(hydro, mass, damping_ext=damping_ext, stiffness_ext=stiffness_ext, omega=omega)
     if constraint is None:
         return jnp.linalg.solve(Z, F[..., None])[..., 0]
     P = jnp.asarray(constraint)

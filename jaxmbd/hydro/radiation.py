@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 
 import equinox as eqx
 import jax
@@ -180,6 +181,11 @@ class RadiationFitReport:
     dropped: list
     dt: float
     t_max: float
+    # smallest eigenvalue of the normalised damping matrix Re H(iω) over a dense grid, and where
+    # (passivity_margin): negative where the fitted memory feeds energy into the bodies
+    passivity: float = float("nan")
+    passivity_omega: float = float("nan")
+    passivity_data: float = float("nan")  # the same for the BEM's B(ω) at its frequencies
 
     @property
     def total_order(self) -> int:
@@ -197,6 +203,9 @@ class RadiationFitReport:
                  "  (i, j)  order  err K(t)  err B(w)"]
         for p in sorted(self.order):
             lines.append(f"  {str(p):8s} {self.order[p]:4d}   {self.k_error[p]:7.4f}   {self.b_error[p]:7.4f}")
+        lines.append(f"  passivity: smallest normalised damping eigenvalue {self.passivity:.3g} "
+                     f"at {self.passivity_omega:.3g} rad/s (negative: the memory feeds energy there; "
+                     f"the BEM data's own: {self.passivity_data:.3g})")
         return "\n".join(lines)
 
 
@@ -382,7 +391,13 @@ def fit_radiation(
     kind_peak = np.zeros(n)
     kind_peak[dofs] = _kind_peaks(np.diagonal(peak)[dofs], np.asarray(dofs))
 
-    blocks_A, blocks_B, blocks_C = [], [], []
+    blocks_A, blocks_B, blocks_C, pairs = [], [], [], []  # pairs: (i, j, A, b, c) of each fitted pair
+    grid = _passivity_grid(omega)
+    # the BEM's diagonal damping on the grid (linear inside the table, ∝ ω⁻³ beyond it, as the fit's tail)
+    diag = np.diagonal(Bw, axis1=1, axis2=2)
+    diag_on_grid = np.stack([np.interp(grid, omega, diag[:, i]) for i in range(n)], 1)
+    beyond = grid > omega[-1]
+    diag_on_grid[beyond] = diag[-1][None, :] * (omega[-1] / grid[beyond, None]) ** 3
     order, k_err, b_err, dropped = {}, {}, {}, []
     for i in dofs:
         for j in dofs:
@@ -391,20 +406,23 @@ def fit_radiation(
                 dropped.append((i, j))
                 continue
             k = K[:, i, j]
-            A, b, c, r, err = _fit_pair(k, t, dt, tol, max_order)
+            bound = None if i == j else np.sqrt(np.maximum(diag_on_grid[:, i] * diag_on_grid[:, j], 0.0))
+            A, b, c, r, err = _fit_pair(k, t, dt, tol, max_order, passive_on=(grid, bound))
             A, b, c = _real_modal(A, b, c)
-            # Normalised L2 error of B(ω) over the BEM range.
-            Bss = np.real(_frequency_response(A, b, c, omega))
             order[(i, j)] = r
-            k_err[(i, j)] = err
-            b_err[(i, j)] = float(np.linalg.norm(Bss - Bw[:, i, j]) / max(np.linalg.norm(Bw[:, i, j]), 1e-300))
             blocks_A.append(A)
-            Bfull = np.zeros((r, n))
-            Bfull[:, j] = b
-            Cfull = np.zeros((n, r))
-            Cfull[i, :] = c
-            blocks_B.append(Bfull)
-            blocks_C.append(Cfull)
+            pairs.append((i, j, A, b, c))
+    for i, j, A, b, c in pairs:  # the errors of the model: K(t), and B(ω) over the BEM range
+        r = A.shape[0]
+        Bss = np.real(_frequency_response(A, b, c, omega))
+        k_err[(i, j)] = float(np.linalg.norm(_impulse(A, b, c, t) - K[:, i, j]) / max(np.linalg.norm(K[:, i, j]), 1e-300))
+        b_err[(i, j)] = float(np.linalg.norm(Bss - Bw[:, i, j]) / max(np.linalg.norm(Bw[:, i, j]), 1e-300))
+        Bfull = np.zeros((r, n))
+        Bfull[:, j] = b
+        Cfull = np.zeros((n, r))
+        Cfull[i, :] = c
+        blocks_B.append(Bfull)
+        blocks_C.append(Cfull)
     if blocks_A:
         A_all = scipy.linalg.block_diag(*blocks_A)
         B_all = np.concatenate(blocks_B, axis=0)
@@ -412,18 +430,57 @@ def fit_radiation(
     else:
         A_all, B_all, C_all = np.zeros((0, 0)), np.zeros((0, n)), np.zeros((n, 0))
     ss = RadiationStateSpace(A=jnp.asarray(A_all), B=jnp.asarray(B_all), C=jnp.asarray(C_all))
-    report = RadiationFitReport(order=order, k_error=k_err, b_error=b_err, dropped=dropped, dt=dt, t_max=float(t_max))
+    # each DOF on the scale of its own largest BEM damping
+    own = np.sqrt(np.maximum(np.abs(np.diagonal(Bw, axis1=1, axis2=2)).max(axis=0), 1e-300))
+    margin, w_min = passivity_margin(ss, omega, own) if pairs else (0.0, 0.0)
+    Pt = 0.5 * (Bw + np.swapaxes(Bw, 1, 2)) / own[None, :, None] / own[None, None, :]
+    table = float(np.linalg.eigvalsh(Pt)[:, 0].min())
+    report = RadiationFitReport(order=order, k_error=k_err, b_error=b_err, dropped=dropped, dt=dt, t_max=float(t_max),
+                                passivity=margin, passivity_omega=w_min, passivity_data=table)
+    if margin < min(table, 0.0) - 2e-2:  # two percent beyond what the BEM data do themselves
+        warnings.warn(f"{hydro.source}: the fitted radiation memory is not passive: its damping matrix has the "
+                      f"eigenvalue {margin:.3g} at {w_min:.3g} rad/s (each DOF on the scale of its largest BEM damping; "
+                      f"the BEM data's own smallest: {table:.3g}), so it feeds energy into motions near that frequency; "
+                      "a smaller tol (radiation_tol) fits closer", stacklevel=2)
     return ss, report
 
 
-def _fit_pair(k, t, dt, tol, max_order):
-    """Smallest ERA order (≤ max_order) whose refitted K error ≤ tol; the best one otherwise."""
+def _passivity_grid(omega):
+    """Frequencies where the fitted damping is checked: dense from near zero to 3x the table's end."""
+    top = 3.0 * float(omega[-1])
+    return np.unique(np.concatenate([np.geomspace(1e-3 * top, top, 400), np.linspace(0.0, top, 601)[1:]]))
+
+
+def passivity_margin(radiation, omega, scale):
+    """(λ_min, ω at it): the smallest eigenvalue of the normalised damping matrix D Re H(iω) D of a
+    fitted memory (D = diag(1/scale): each DOF on the scale of its largest damping) over
+    :func:`_passivity_grid`, and
+    where it occurs.  Negative: at that frequency the memory feeds energy into the bodies (the fit,
+    done pair by pair, dips below zero where the BEM's damping is small), and a lightly damped mode
+    near it is driven instead of damped."""
+    w = _passivity_grid(omega)
+    H = np.real(radiation.frequency_response(w))
+    D = 1.0 / np.asarray(scale, float)
+    P = 0.5 * (H + np.swapaxes(H, 1, 2)) * D[None, :, None] * D[None, None, :]
+    ev = np.linalg.eigvalsh(P)[:, 0]
+    k = int(np.argmin(ev))
+    return float(ev[k]), float(w[k])
+
+
+def _fit_pair(k, t, dt, tol, max_order, passive_on=None):
+    """Smallest ERA order (≤ max_order) whose refitted K error ≤ tol; the best one otherwise.
+
+    ``passive_on = (ω grid, bound)``: the fit's damping Re H(iω) on the grid must lie within the bound
+    (a diagonal pair: at least −1e-4 of its peak, bound None; a coupling pair: |Re H_ij| at most
+    1.1 √(B_ii B_jj) of the BEM, the largest coupling a passive matrix allows, plus 1 % of it at
+    peak).  A fit that breaks it is passed over for a higher order that meets tol within it, if there
+    is one; else the best error is kept (and the fit's report shows the defect)."""
     norm = np.linalg.norm(k)
     svd = _hankel_svd(k)
     s = svd[1]
     # The Hankel singular values give the starting order.
     r0 = int(np.clip(np.sum(s > tol * s[0]), 2, max_order))
-    best = None
+    best = passive = None
     for r in range(r0, max_order + 1):
         A, b, c = _era(svd, dt, r)
         try:
@@ -436,8 +493,15 @@ def _fit_pair(k, t, dt, tol, max_order):
         if best is None or err < best[-1]:
             best = (A, b, c, r, err)
         if err <= tol:
-            break
-    return best
+            if passive_on is None:
+                break
+            grid, bound = passive_on
+            d = np.real(_frequency_response(A, b, c, grid))
+            ok = d.min() >= -1e-4 * np.abs(d).max() if bound is None else np.all(np.abs(d) <= 1.1 * bound + 0.01 * bound.max())
+            if ok:
+                passive = (A, b, c, r, err)
+                break
+    return passive or best
 
 
 def consistent_added_mass_inf(hydro, radiation: RadiationStateSpace):
