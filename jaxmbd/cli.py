@@ -186,12 +186,36 @@ def _run(args) -> int:
     rows = []
     for name, val in res.outputs.items():
         val = np.asarray(val)
-        if val.ndim == (2 if res.batched else 1):
-            s = ExtremeStatistics.of(val if res.batched else val[None])
-            rows.append([name, f"{s.mean:.4g}", f"{s.std:.3g}", f"{s.mpm:.4g}"])
+        scalar_ndim = 2 if res.batched else 1
+        if val.ndim == scalar_ndim:
+            series = [(name, val)]
+        elif val.ndim == scalar_ndim + 1:  # a vector output: one row a component, labelled
+            series = [(f"{name}[{lab}]", val[..., k]) for k, lab in enumerate(_component_labels(name, val.shape[-1]))]
+        else:
+            continue
+        for label, x in series:
+            s = ExtremeStatistics.of(x if res.batched else x[None])
+            rows.append([label, f"{s.mean:.4g}", f"{s.std:.3g}", f"{s.mpm:.4g}"])
     print(_table(rows, ["output (SI)", "mean of maxima", "std", "Gumbel MPM"]))
     print(f"wrote {nc}")
     return 0
+
+
+_DOFS = ("surge", "sway", "heave", "roll", "pitch", "yaw")
+_WRENCH = ("fx", "fy", "fz", "mx", "my", "mz")
+
+
+def _component_labels(name: str, n: int) -> list[str]:
+    """Names of a vector output's components: the six DOFs of each hydrodynamic body (``hydro/eta``,
+    ``hydro/excitation``, ...), force and moment of a wrench, x y z of a 3-vector, else indices."""
+    leaf = name.rsplit("/", 1)[-1]
+    if n % 6 == 0 and name.split("/")[0] != "joint" and leaf in ("eta", "excitation", "radiation"):
+        return [f"{_DOFS[k % 6]}{'' if n == 6 else k // 6}" for k in range(n)]
+    if n == 6:
+        return list(_WRENCH)
+    if n == 3:
+        return ["x", "y", "z"]
+    return [str(k) for k in range(n)]
 
 
 def _sweep(args) -> int:
