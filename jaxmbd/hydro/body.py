@@ -224,23 +224,27 @@ class HydroBody(ForceElement):
 
     def _reference_map(self, ctx: Context, k):
         """T_k (6x6) with ν_k = T_k V_k: the body twist to the reference point's velocity and the
-        angular velocity, both in world axes."""
+        angular velocity, both in world axes; T = [[R, −R r̂], [0, R]], written element-wise."""
         R = ctx.R[ctx.body_index(self.bodies[k])]
-        X = jnp.eye(6, dtype=R.dtype).at[:3, 3:].set(-spatial.skew(self.ref_body[k].astype(R.dtype)))
-        R6 = jnp.zeros((6, 6), dtype=R.dtype).at[:3, :3].set(R).at[3:, 3:].set(R)
-        return R6 @ X
+        r = self.ref_body[k].astype(R.dtype)
+        # −R r̂, column by column: −R (r × e_j)
+        Rr = jnp.stack([R[:, 2] * r[1] - R[:, 1] * r[2], R[:, 0] * r[2] - R[:, 2] * r[0],
+                        R[:, 1] * r[0] - R[:, 0] * r[1]], -1)
+        zero = jnp.zeros_like(R)
+        return jnp.concatenate([jnp.concatenate([R, Rr], 1), jnp.concatenate([zero, R], 1)], 0)
 
     def _block_inertia(self, ctx: Context, k, l):
         """A(∞) block (k, l) as an inertia between the body frames: T_kᵀ A_kl T_l."""
         A = self.added_mass_inf[6 * k : 6 * k + 6, 6 * l : 6 * l + 6].astype(ctx.R.dtype)
-        return self._reference_map(ctx, k).T @ A @ self._reference_map(ctx, l)
+        Tk, Tl = self._reference_map(ctx, k), self._reference_map(ctx, l)
+        return Tk.T @ A @ Tl
 
     def extra_inertia(self, ctx: Context):
         model = ctx.model
-        E = jnp.zeros((model.n_bodies, 6, 6), dtype=ctx.R.dtype)
-        for k, b in enumerate(self.bodies):
-            E = E.at[model.index(b)].add(self._block_inertia(ctx, k, k))
-        return E
+        blocks = {model.index(b): self._block_inertia(ctx, k, k) for k, b in enumerate(self.bodies)}
+        # stacked, not scattered into zeros: the bodies without a block keep literal zeros
+        zero = jnp.zeros((6, 6), dtype=ctx.R.dtype)
+        return jnp.stack([blocks.get(i, zero) for i in range(model.n_bodies)])
 
     def coupled_inertia(self, ctx: Context):
         """Off-diagonal A(∞) blocks between different bodies: list of (i, j, 6x6) or []."""
@@ -255,11 +259,11 @@ class HydroBody(ForceElement):
         """−A(∞) Ṫ V: the part of −A(∞) ν̇ that does not depend on the accelerations (6nb,), world axes
         at the reference points.  d/dt (R_k (v + ω × r)) = R_k (a_lin + ω̇ × r) + ω_w × ṗ_ref, and
         d/dt (R_k ω) = R_k ω̇: only the linear rows carry a velocity product."""
-        c = []
-        for k in range(len(self.bodies)):
-            vel, w = nu[6 * k : 6 * k + 3], nu[6 * k + 3 : 6 * k + 6]
-            c.append(jnp.concatenate([spatial.cross(w, vel), jnp.zeros_like(w)]))
-        return -self.added_mass_inf.astype(nu.dtype) @ jnp.concatenate(c)
+        nb = len(self.bodies)
+        n = nu.reshape(nb, 2, 3)
+        c = spatial.cross(n[:, 1], n[:, 0])  # (nb, 3): ω × ṗ of each body
+        A = self.added_mass_inf.astype(nu.dtype).reshape(6 * nb, nb, 2, 3)[:, :, 0, :]  # the columns of ṗ
+        return -jnp.sum(A * c[None], axis=(1, 2))
 
     # -- per realisation ---------------------------------------------------------------
 

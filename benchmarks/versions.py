@@ -1,0 +1,117 @@
+"""Two checkouts of jaxmbd back to back on one machine: end-to-end runs of the crane vessel and the
+floating crane, each code in fresh processes taken in turn, so that both see the same machine.
+
+    python -m benchmarks.versions --base DIR [--label-base NAME] [--processes 5]
+
+``DIR``: another checkout (e.g. ``git worktree add /tmp/base <commit>``).  Each process imports the
+jaxmbd of its own checkout (it runs with that checkout as its working directory and first on
+``sys.path``), builds the two systems with the API both versions share, compiles, then times
+``simulate`` three times and keeps the median:
+
+* crane vessel: ``studies/crane_vessel_mc`` (seed 003, MC on, location I), 16 realisations of 600 s,
+  RK4 at 0.1 s, saves every 0.5 s (as ``benchmarks.simulation``);
+* floating crane: ``jaxmbd.examples.floating_crane`` in JONSWAP Hs 2.5 m, Tp 9 s (the demo's system),
+  16 realisations of 600 s, RK4 at 0.05 s, saves every 0.25 s.
+
+The table gives, per code, the median over the processes and their range (the machine's figures are
+bimodal between processes: the median, never the best).  Writes ``benchmarks/results/versions.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PROBE = r"""
+import json, sys, time
+sys.path.insert(0, ".")
+import jax, numpy as np
+import jaxmbd as mbd
+import jaxmbd.examples
+from jaxmbd.simulate import Integrator, simulate, static_equilibrium
+
+def timed(system, q0, dt, save_dt):
+    kw = dict(save_dt=save_dt, integrator=Integrator("rk4", dt=dt), q0=q0, key=jax.random.key(2024), n_realisations=16)
+    t = time.perf_counter(); simulate(system, 600.0, **kw); first = time.perf_counter() - t
+    walls = []
+    for _ in range(3):
+        t = time.perf_counter(); simulate(system, 600.0, **kw); walls.append(time.perf_counter() - t)
+    return float(np.median(walls)), first
+
+from studies.crane_vessel_mc.system import build
+cv, q_cv = build("on", "I")
+fc, q_guess = mbd.examples.floating_crane(waves=mbd.hydro.SeaState(spectrum=mbd.hydro.JONSWAP(2.5, 9.0), n_frequencies=80,
+                                                                    omega_min=0.2, omega_max=1.8))
+q_fc = static_equilibrium(fc, q_guess)
+out = {"crane_vessel": timed(cv, q_cv, 0.1, 0.5), "floating_crane": timed(fc, q_fc, 0.05, 0.25)}
+print("RESULT " + json.dumps(out))
+"""
+
+
+def probe(tree: Path) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(tree), JAXMBD_CACHE_DIR="off")
+    done = subprocess.run([sys.executable, "-c", PROBE], cwd=tree, env=env, capture_output=True, text=True, check=True)
+    line = next(l for l in done.stdout.splitlines() if l.startswith("RESULT "))
+    return json.loads(line[len("RESULT "):])
+
+
+def git_describe(tree: Path) -> str:
+    try:
+        return subprocess.run(["git", "-C", str(tree), "log", "-1", "--format=%h %s"], capture_output=True, text=True,
+                              check=True).stdout.strip()[:80]
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        return str(tree)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.versions", description=__doc__.splitlines()[0])
+    ap.add_argument("--base", required=True, help="the other checkout")
+    ap.add_argument("--processes", type=int, default=5, help="processes per code, taken in turn")
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "versions.md"))
+    args = ap.parse_args(argv)
+    trees = {"base": Path(args.base).resolve(), "this": ROOT}
+    runs = {k: [] for k in trees}
+    for p in range(args.processes):
+        for k, tree in trees.items():
+            t = time.perf_counter()
+            runs[k].append(probe(tree))
+            print(f"process {p + 1}/{args.processes} {k}: {runs[k][-1]} ({time.perf_counter() - t:.0f} s)", flush=True)
+    lines = [
+        "## Two versions back to back (end to end, 16 realisations x 600 s)",
+        "",
+        f"`python -m benchmarks.versions --base DIR` on {platform.node() or 'this machine'} "
+        f"({os.cpu_count()} cores, {platform.processor() or platform.machine()}), {time.strftime('%Y-%m-%d')}; "
+        f"{args.processes} processes per code, taken in turn; each process the median of 3 runs after its compile.",
+        "",
+        *(f"- {k}: {git_describe(tree)}" for k, tree in trees.items()),
+        "",
+        "| system | code | median over processes (s) | range (s) | first call with compile (s, median) |",
+        "|---|---|---|---|---|",
+    ]
+    for system in ("crane_vessel", "floating_crane"):
+        for k in trees:
+            walls = [r[system][0] for r in runs[k]]
+            firsts = [r[system][1] for r in runs[k]]
+            lines.append(f"| {system.replace('_', ' ')} | {k} | {statistics.median(walls):.2f} | "
+                         f"{min(walls):.2f}-{max(walls):.2f} | {statistics.median(firsts):.1f} |")
+        ratio = statistics.median(r[system][0] for r in runs["this"]) / statistics.median(r[system][0] for r in runs["base"])
+        lines.append(f"| {system.replace('_', ' ')} | this / base | {ratio:.3f} | | |")
+    text = "\n".join(lines) + "\n"
+    Path(args.out).write_text(text)
+    from .report import assemble
+
+    assemble()
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
