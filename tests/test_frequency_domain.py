@@ -80,3 +80,33 @@ def test_rm3_pto_and_rigid_lock():
     X1 = np.asarray(fd.rao(h, M, constraint=Pfree, damping_ext=Bp))
     rel0, rel1 = np.abs(X0[:, 2] - X0[:, 8]), np.abs(X1[:, 2] - X1[:, 8])
     assert rel1[band].max() < rel0[band].max()
+
+
+def test_readers_keep_the_mass_matrix_and_rao_uses_it(shared_data):
+    """Capytaine's inertia_matrix and WAMIT's centre of gravity are kept; rao() without a mass takes the
+    file's, and at a frequency between two table rows it lies between the rows' RAOs (the coefficients
+    are interpolated); WAMIT without radii of gyration gives no mass and rao() says so."""
+    import warnings
+
+    import jaxmbd as mbd
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cap = mbd.hydro.read_capytaine(shared_data / "rm3_hydrodynamics.nc", omega_max=2.0)
+        wam = mbd.hydro.read_wamit(shared_data / "rm3.out")
+    M = np.asarray(cap.mass_matrix)
+    np.testing.assert_allclose(M[0, 0], 1000.0 * float(wam.displaced_volume[0]), rtol=1e-5)  # the same hull, ρV
+    np.testing.assert_allclose(np.asarray(wam.centre_of_mass)[:, 2], [-0.72, -21.29], atol=1e-9)
+    assert np.all(np.isnan(np.asarray(wam.mass_matrix)))
+    with pytest.raises(ValueError, match="no mass matrix"):
+        mbd.hydro.rao(wam)
+    X_table = np.asarray(mbd.hydro.rao(cap))
+    w = np.asarray(cap.omega)
+    k = int(np.argmin(np.abs(w - 0.8)))
+    mid = 0.5 * (w[k] + w[k + 1])
+    X_mid = np.asarray(mbd.hydro.rao(cap, omega=mid))[0]
+    lo, hi = np.minimum(abs(X_table[k]), abs(X_table[k + 1])), np.maximum(abs(X_table[k]), abs(X_table[k + 1]))
+    heave = [2, 8]
+    assert np.all(abs(X_mid[heave]) >= lo[heave] * 0.99) and np.all(abs(X_mid[heave]) <= hi[heave] * 1.01)
+    with pytest.warns(UserWarning, match="outside the hydrodynamic table"):
+        mbd.hydro.rao(cap, omega=10.0)

@@ -82,6 +82,9 @@ class HydroData(eqx.Module):
     displaced_volume (nb,) m³ (NaN when the file does not say).
     centre_of_buoyancy (nb, 3) m, world frame (NaN when unknown).
     reference_point (nb, 3) m, world frame: where the rotations and moments refer.
+    mass_matrix (6nb, 6nb): the rigid bodies' mass matrix the file gives (kg, kg·m, kg·m²), about
+        the reference points; NaN when the file does not say.
+    centre_of_mass (nb, 3) m, world frame (NaN when unknown).
 
     Static: rho [kg/m³], g [m/s²], water_depth [m] (inf = deep), body_names
     (tuple of str), source (file the data came from).
@@ -97,6 +100,8 @@ class HydroData(eqx.Module):
     displaced_volume: jax.Array
     centre_of_buoyancy: jax.Array
     reference_point: jax.Array
+    mass_matrix: jax.Array
+    centre_of_mass: jax.Array
     rho: float = eqx.field(static=True)
     g: float = eqx.field(static=True)
     water_depth: float = eqx.field(static=True)
@@ -125,7 +130,10 @@ class HydroData(eqx.Module):
         water_depth,
         body_names,
         source="",
+        mass_matrix=None,
+        centre_of_mass=None,
     ):
+        nb = len(body_names)
         self.omega = _f64(omega)
         self.added_mass = _f64(added_mass)
         self.radiation_damping = _f64(radiation_damping)
@@ -136,6 +144,8 @@ class HydroData(eqx.Module):
         self.displaced_volume = _f64(displaced_volume)
         self.centre_of_buoyancy = _f64(centre_of_buoyancy)
         self.reference_point = _f64(reference_point)
+        self.mass_matrix = _f64(np.full((6 * nb, 6 * nb), np.nan) if mass_matrix is None else mass_matrix)
+        self.centre_of_mass = _f64(np.full((nb, 3), np.nan) if centre_of_mass is None else centre_of_mass)
         self.rho = float(rho)
         self.g = float(g)
         self.water_depth = float(water_depth)
@@ -173,6 +183,8 @@ class HydroData(eqx.Module):
             displaced_volume=self.displaced_volume[i : i + 1],
             centre_of_buoyancy=self.centre_of_buoyancy[i : i + 1],
             reference_point=self.reference_point[i : i + 1],
+            mass_matrix=self.mass_matrix[s, s],
+            centre_of_mass=self.centre_of_mass[i : i + 1],
             rho=self.rho,
             g=self.g,
             water_depth=self.water_depth,
@@ -225,7 +237,7 @@ class HydroData(eqx.Module):
                 for f in (
                     "omega added_mass radiation_damping added_mass_inf excitation wave_direction "
                     "hydrostatic_stiffness displaced_volume centre_of_buoyancy reference_point "
-                    "rho g water_depth body_names source"
+                    "mass_matrix centre_of_mass rho g water_depth body_names source"
                 ).split()
             }
         )
@@ -323,13 +335,20 @@ def _is_rot(n):
 
 
 def _checked_hydro(source, omega, A, B, A_inf, exc, beta, C, vol, cob, ref, rho, g, depth, names, *,
-                   symmetry_rtol, damping_rtol) -> "HydroData":
+                   symmetry_rtol, damping_rtol, mass=None, com=None) -> "HydroData":
     """Validate what a reader assembled (see :func:`_validate`) and wrap it in :class:`HydroData`."""
     _validate(source, omega, A, B, A_inf, exc, beta, C, symmetry_rtol=symmetry_rtol, damping_rtol=damping_rtol)
+    if mass is not None:
+        M = np.asarray(mass, float)
+        if M.shape != C.shape:
+            raise HydroDataError(source, "inertia_matrix", f"shape {M.shape}, expected {C.shape}")
+        if np.all(np.isfinite(M)) and np.min(np.linalg.eigvalsh(0.5 * (M + M.T))) <= 0:
+            raise HydroDataError(source, "inertia_matrix", "not positive definite; expected a rigid-body mass matrix")
     return HydroData(
         omega=omega, added_mass=A, radiation_damping=B, added_mass_inf=A_inf, excitation=exc,
         wave_direction=beta, hydrostatic_stiffness=C, displaced_volume=vol, centre_of_buoyancy=cob,
         reference_point=ref, rho=rho, g=g, water_depth=depth, body_names=names, source=source,
+        mass_matrix=mass, centre_of_mass=com,
     )
 
 
@@ -656,6 +675,8 @@ def _from_capytaine_dataset(ds, source, *, omega_max, reference_point, symmetry_
     cob = _per_body(ds, "center_of_buoyancy", bodies, source)
     if cob is None:
         cob = np.full((nb, 3), np.nan)
+    mass = matrix("inertia_matrix") if "inertia_matrix" in ds.variables else None
+    com = _per_body(ds, "center_of_mass", bodies, source)
     vol = np.full(nb, np.nan)
     if "disp_mass" in ds.variables:
         dm = ds["disp_mass"]
@@ -668,7 +689,7 @@ def _from_capytaine_dataset(ds, source, *, omega_max, reference_point, symmetry_
 
     return _checked_hydro(
         source, omega, A, B, A_inf, exc, beta, C, vol, cob, ref, rho, g, depth, tuple(bodies),
-        symmetry_rtol=symmetry_rtol, damping_rtol=damping_rtol,
+        symmetry_rtol=symmetry_rtol, damping_rtol=damping_rtol, mass=mass, com=com,
     )
 
 
@@ -758,6 +779,12 @@ def _parse_wamit_out(path):
             bodies[-1]["vol"] = _floats(s.split(":", 1)[1])
         elif bodies and s.startswith("Center of Buoyancy (Xb,Yb,Zb):"):
             bodies[-1]["cob"] = _floats(s.split(":", 1)[1])
+        elif bodies and s.startswith("Center of Gravity  (Xg,Yg,Zg):"):
+            bodies[-1]["cog"] = _floats(s.split(":", 1)[1])
+        elif bodies and s.startswith("Radii of gyration:"):
+            bodies[-1]["gyration"] = [_floats(s.split(":", 1)[1])]
+        elif bodies and len(bodies[-1].get("gyration", [])) in (1, 2) and len(_floats(s)) == 3 and not s[:1].isalpha():
+            bodies[-1]["gyration"].append(_floats(s))
         elif bodies and s.startswith("C(3,3),C(3,4),C(3,5):"):
             bodies[-1]["c3"] = _floats(s.split(":", 1)[1])
         elif bodies and s.startswith("C(4,4),C(4,5),C(4,6):"):
@@ -960,7 +987,10 @@ def read_wamit(path, rho: float = 1000.0, g: float = 9.81, length: float = 1.0, 
         ref = np.array([b.get("ref", [0, 0, 0]) for b in bodies], dtype=float) * length
         cob = np.array([b.get("cob", [np.nan] * 3) for b in bodies], dtype=float) * length + ref
         vol = np.array([np.mean(b.get("vol", [np.nan])) for b in bodies], dtype=float) * length**3
+        com = np.array([b.get("cog", [np.nan] * 3) for b in bodies], dtype=float) * length + ref
+        mass = _wamit_mass_matrix(bodies, vol, com - ref, rho, length)
     else:
+        com, mass = None, None
         ref = np.zeros((nb, 3))
         cob = np.full((nb, 3), np.nan)
         vol = np.full(nb, np.nan)
@@ -971,8 +1001,32 @@ def read_wamit(path, rho: float = 1000.0, g: float = 9.81, length: float = 1.0, 
     return _checked_hydro(
         source, omega, A, B, A_inf, exc, beta, C, vol, cob, ref, rho, g,
         math.inf if out is None else _wamit_depth(out), names,
-        symmetry_rtol=symmetry_rtol, damping_rtol=damping_rtol,
+        symmetry_rtol=symmetry_rtol, damping_rtol=damping_rtol, mass=mass, com=com,
     )
+
+
+def _wamit_mass_matrix(bodies, vol, cog_rel, rho, length):
+    """The mass matrix a WAMIT run was given, about each body's origin: mass ρ V (WAMIT's bodies
+    float freely), the centre of gravity, and the inertia from the radii of gyration r_ij about the
+    origin (I_ij = m r_ij |r_ij|, WAMIT's convention).  NaN for a body whose radii are all zero (the
+    run was not given them) or whose volume is unknown."""
+    nb = len(bodies)
+    M = np.full((6 * nb, 6 * nb), np.nan)
+    for k, b in enumerate(bodies):
+        r = np.asarray(b.get("gyration", []), float) * length
+        if r.shape != (3, 3) or not np.any(r) or not np.isfinite(vol[k]):
+            continue
+        m = rho * vol[k]
+        c = np.nan_to_num(cog_rel[k])
+        ch = np.array([[0, -c[2], c[1]], [c[2], 0, -c[0]], [-c[1], c[0], 0]])
+        blk = np.zeros((6, 6))
+        blk[:3, :3] = m * np.eye(3)
+        blk[:3, 3:] = -m * ch
+        blk[3:, :3] = m * ch
+        blk[3:, 3:] = m * r * np.abs(r)
+        M[6 * k : 6 * k + 6] = 0.0
+        M[6 * k : 6 * k + 6, 6 * k : 6 * k + 6] = blk
+    return M
 
 
 def _wamit_depth(out):

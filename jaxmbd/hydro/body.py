@@ -162,12 +162,18 @@ class HydroBody(ForceElement):
         for k in range(nb):
             vk = V[k] if np.isfinite(V[k]) else C[6 * k + 2, 6 * k + 2] * 0.0
             bk = cob[k] if np.all(np.isfinite(cob[k])) else np.asarray(hydro.reference_point[k], float)
-            mk = (rho * vk) if mass is None else float(np.atleast_1d(mass)[k])
-            ck = (
-                np.array([bk[0], bk[1], float(hydro.reference_point[k][2])])
-                if com is None
-                else np.asarray(com, float).reshape(nb, 3)[k]
-            )
+            m_file = float(np.asarray(hydro.mass_matrix)[6 * k, 6 * k])
+            c_file = np.asarray(hydro.centre_of_mass, float)[k]
+            if mass is not None:
+                mk = float(np.atleast_1d(mass)[k])
+            else:
+                mk = m_file if np.isfinite(m_file) else rho * vk
+            if com is not None:
+                ck = np.asarray(com, float).reshape(nb, 3)[k]
+            elif np.all(np.isfinite(c_file)):
+                ck = c_file
+            else:
+                ck = np.array([bk[0], bk[1], float(hydro.reference_point[k][2])])
             s = slice(6 * k, 6 * k + 6)
             Cb[s, s] = C[s, s] + gravity_stiffness(mk, ck - np.asarray(hydro.reference_point[k], float), g)
             r = bk - np.asarray(hydro.reference_point[k], float)

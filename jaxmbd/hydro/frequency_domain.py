@@ -78,7 +78,7 @@ def impedance(hydro, mass, *, damping_ext=None, stiffness_ext=None, omega=None):
 
 def rao(
     hydro,
-    mass,
+    mass=None,
     *,
     wave_direction=None,
     damping_ext=None,
@@ -93,7 +93,8 @@ def rao(
     ``hydro``: :class:`~jaxmbd.hydro.bem.HydroData`; ``mass``: rigid-body mass
     matrix M (n_dof, n_dof) about the bodies' reference points (for body b,
     [[m I, −m [r_G]×], [m [r_G]×, I_ref]] with r_G the centre of mass
-    relative to the reference point); ``wave_direction`` [rad] (default the
+    relative to the reference point); default: the one the file gives
+    (``hydro.mass_matrix``; a ValueError if it gives none); ``wave_direction`` [rad] (default the
     first table heading; interpolated with ``hydro.excitation_at``) or
     ``excitation`` (n_omega, n_dof) complex to use instead; ``damping_ext``,
     ``stiffness_ext``: extra linear matrices (mooring, PTO, viscous
@@ -103,6 +104,11 @@ def rao(
     Motions η(t) = Re(A_wave X(ω) e^{−iωt}) for the wave
     ζ = Re(A_wave e^{i(kx' − ωt)}): same phase reference as the excitation.
     """
+    if mass is None:
+        mass = hydro.mass_matrix
+        if not np.all(np.isfinite(np.asarray(mass))):
+            raise ValueError(f"{hydro.source}: the file gives no mass matrix (WAMIT without radii of gyration, or no "
+                             "inertia_matrix in a Capytaine file); pass rao(..., mass=M)")
     w = hydro.omega if omega is None else jnp.atleast_1d(jnp.asarray(omega, dtype=hydro.omega.dtype))
     if excitation is None:
         beta = hydro.wave_direction[0] if wave_direction is None else wave_direction
