@@ -571,8 +571,8 @@ def _small_tree_forward_dynamics_jvp(primals, tangents):
     # those inputs are held constant in the JVP instead of carrying zero tangents through it.
     model, q, v, tau, f_ext, extra = primals
     dmodel, dq, dv, dtau, df, dextra = tangents
-    if _rigid_rule_applies(model, dmodel, dextra):
-        return _rigid_motion_jvp(model, q, v, tau, f_ext, extra, dq, dv, dtau, df)
+    if _rigid_rule_applies(model, dmodel):
+        return _rigid_motion_jvp(model, q, v, tau, f_ext, extra, dq, dv, dtau, df, dextra)
     args, treedef = jax.tree_util.tree_flatten((model, q, v, f_ext, extra))
     dargs = jax.tree_util.tree_leaves((dmodel, dq, dv, df, dextra), is_leaf=lambda x: isinstance(x, _SymbolicZero))
     live = [k for k, d in enumerate(dargs) if not isinstance(d, _SymbolicZero)]
@@ -602,11 +602,11 @@ def _is_zero(t) -> bool:
     return all(isinstance(x, _SymbolicZero) for x in jax.tree_util.tree_leaves(t, is_leaf=lambda x: isinstance(x, _SymbolicZero)))
 
 
-def _rigid_rule_applies(model: Model, dmodel, dextra) -> bool:
-    """The closed-form JVP below covers the state, τ and f_ext tangents of trees whose joints have
-    constant motion subspaces; tangents of the model's arrays or of the extra inertia (design
-    derivatives) take the general rule."""
-    return _is_zero(dmodel) and _is_zero(dextra) and all(isinstance(j, _CONSTANT_S) for j in model.joints)
+def _rigid_rule_applies(model: Model, dmodel) -> bool:
+    """The closed-form JVP below covers the state, τ, f_ext and extra-inertia tangents of trees whose
+    joints have constant motion subspaces; tangents of the model's arrays (design derivatives) take
+    the general rule."""
+    return _is_zero(dmodel) and all(isinstance(j, _CONSTANT_S) for j in model.joints)
 
 
 def _velocity_coordinates(model: Model, q, dq):
@@ -631,7 +631,7 @@ def _velocity_coordinates(model: Model, q, dq):
     return jnp.concatenate(parts) if parts else jnp.zeros(0, dtype=dq.dtype)
 
 
-def _rigid_motion_jvp(model, q, v, tau, f_ext, extra, dq, dv, dtau, df):
+def _rigid_motion_jvp(model, q, v, tau, f_ext, extra, dq, dv, dtau, df, dextra=None):
     """The inverse-dynamics JVP in closed form, in the world frame (Carpentier and Mansard 2018's
     derivatives written for all bodies at once).  A configuration tangent moves each body b rigidly
     by the world twist Ξ_b = Σ_{i ≼ b} X_i ξ_i, ξ_i = X_Jᵢ⁻¹ dX_Jᵢ its joint's perturbation, so every
@@ -639,7 +639,8 @@ def _rigid_motion_jvp(model, q, v, tau, f_ext, extra, dq, dv, dtau, df):
     d(X* f_ext) = Ξ ×* X* f_ext.  With v̇ = a held, the body wrenches f = I_T A + V ×* I V − I g − f_ext
     (A = J a + J̇ v) change by df = Ξ ×* f + I_T dA' + dV' ×* I V + V ×* I dV' + I (Ξ × g), with
     dV' = dV − Ξ × V and dA' = dA − Ξ × A what the turn does not explain, and
-    dID_k = dS_k · F_k + S_k · dF_k (F: subtree sums); M dv̇ = dτ − dID.
+    dID_k = dS_k · F_k + S_k · dF_k (F: subtree sums); M dv̇ = dτ − dID.  The extra inertia is taken to
+    turn with its body like the rest; a tangent dE of its body-frame value beyond that adds F dE Fᵀ A.
     A few batched products over all bodies instead of the derivative of every placement and
     transform (the general rule's ``jax.jvp`` of :func:`_dense_world`), and so is its transpose."""
     _, mask, owner, _ = _tree_tables(model)
@@ -675,6 +676,11 @@ def _rigid_motion_jvp(model, q, v, tau, f_ext, extra, dq, dv, dtau, df):
             df_body = df_body + cf(Xi, f) + mv(w.I, cm(Xi, g))
     if not isinstance(df, _SymbolicZero) and f_ext is not None:
         df_body = df_body - spatial.act_force(w.Rw, w.pw, df)
+    if dextra is not None and not isinstance(dextra, _SymbolicZero) and extra is not None:
+        # an extra inertia that changes by more than the body's turn (the added mass of linear
+        # hydrodynamics, fixed in the world's axes): its body-frame tangent dE adds F dE Fᵀ A
+        F = spatial.force_matrix(w.Rw, w.pw)
+        df_body = df_body + spatial.mv(spatial.mm(spatial.mm(F, dextra), jnp.swapaxes(F, -1, -2)), Ja + w.Ab)
     dID = jnp.sum(w.Sw * (maskT @ df_body), -1)
     if not zero_q:
         dID = dID + jnp.sum(dSw * (maskT @ f), -1)
