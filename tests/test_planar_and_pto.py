@@ -124,3 +124,56 @@ def test_pto_force_limit_and_joint_check():
     bad = JointPTO(name="pto", joint="free", damping=jnp.asarray(1.0))
     with pytest.raises(ValueError, match="one-coordinate joint"):
         bad.contribution(ctx, None)
+
+
+PLANAR_PTO_FILE = """
+name = "float_on_spar"
+[[bodies]]
+name = "spar"
+joint = "planar"
+axis = [0, 1, 0]
+mass = 1000.0
+radii_of_gyration = [2.0, 2.0, 1.0]
+q0 = [0.0, 0.0, 0.05]
+
+[[bodies]]
+name = "float"
+parent = "spar"
+joint = "prismatic"
+joint_name = "slide"
+axis = [0, 0, 1]
+mass = 500.0
+radii_of_gyration = [1.0, 1.0, 1.0]
+q0 = [0.2]
+
+[[forces]]
+kind = "pto"
+name = "pto"
+joint = "slide"
+stiffness = 1.0e4
+damping = 2.0e3
+force_limit = 1.0e5
+
+[simulation]
+duration = 0.1
+save_dt = 0.05
+method = "rk4"
+dt = 0.05
+"""
+
+
+def test_planar_joint_and_pto_from_a_system_file(tmp_path):
+    from jaxmbd.io.system_file import SystemFileError, load_system
+
+    (tmp_path / "s.toml").write_text(PLANAR_PTO_FILE)
+    loaded = load_system(tmp_path / "s.toml")
+    assert loaded.model.joints[0] == mbd.Planar((0.0, 1.0, 0.0))
+    np.testing.assert_allclose(loaded.q0, [0.0, 0.0, 0.05, 0.2])
+    res = loaded.run()
+    np.testing.assert_allclose(res.outputs["pto/force"][0], -1.0e4 * 0.2)
+    (tmp_path / "bad.toml").write_text(PLANAR_PTO_FILE.replace('joint = "slide"', 'joint = "spar"'))
+    with pytest.raises(SystemFileError, match="forces\\[0\\]"):
+        load_system(tmp_path / "bad.toml")
+    (tmp_path / "bad2.toml").write_text(PLANAR_PTO_FILE.replace("damping = 2.0e3", "damping = -2.0e3"))
+    with pytest.raises(SystemFileError, match="damping"):
+        load_system(tmp_path / "bad2.toml")
