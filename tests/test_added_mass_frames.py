@@ -210,15 +210,16 @@ def test_rhs_derivatives_with_the_turning_added_mass():
     q = q.at[7].set(0.4)
     v = jnp.array([0.3, -0.2, 0.1, 0.5, -0.4, 0.2, 0.7])
 
+    @jax.jit
     def vdot(q, v):
         return system.rhs(0.0, (q, v, jnp.zeros(0)))[1]
 
     dq = jnp.array([0.1, -0.2, 0.3, 0.0, 0.1, 0.2, -0.1, 0.3])
     dv = jnp.array([0.2, 0.1, -0.3, 0.4, 0.1, -0.2, 0.5])
-    _, t = jax.jvp(vdot, (q, v), (dq, dv))
+    _, t = jax.jit(lambda q, v: jax.jvp(vdot, (q, v), (dq, dv)))(q, v)
     h = 1e-6
     fd = (vdot(q + h * dq, v + h * dv) - vdot(q - h * dq, v - h * dv)) / (2 * h)
     assert float(jnp.max(jnp.abs(t - fd)) / jnp.max(jnp.abs(fd))) < 1e-7
     w = jnp.arange(1.0, 8.0)
-    gq, gv = jax.grad(lambda q, v: vdot(q, v) @ w, argnums=(0, 1))(q, v)
+    gq, gv = jax.jit(jax.grad(lambda q, v: vdot(q, v) @ w, argnums=(0, 1)))(q, v)
     assert abs(float(gq @ dq + gv @ dv - t @ w)) < 1e-7 * float(jnp.abs(t @ w) + 1)
