@@ -33,6 +33,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import scipy.linalg
+import scipy.optimize
 
 __all__ = ["retardation_function", "fit_radiation", "RadiationStateSpace", "RadiationFitReport"]
 
@@ -496,12 +497,67 @@ def _fit_pair(k, t, dt, tol, max_order, passive_on=None):
             if passive_on is None:
                 break
             grid, bound = passive_on
-            d = np.real(_frequency_response(A, b, c, grid))
-            ok = d.min() >= -1e-4 * np.abs(d).max() if bound is None else np.all(np.abs(d) <= 1.1 * bound + 0.01 * bound.max())
-            if ok:
+            if _within(_damping_rows(A, b, grid) @ c, bound):
                 passive = (A, b, c, r, err)
                 break
+            # the same poles with the residues refitted under the passivity bound, if that keeps tol
+            c = _refit_C_passive(A, b, t, k, grid, bound, c)
+            if c is not None:
+                err = float(np.linalg.norm(_impulse(A, b, c, t) - k) / norm)
+                if err <= tol:
+                    passive = (A, b, c, r, err)
+                    break
     return passive or best
+
+
+def _damping_rows(A, b, omega):
+    """G with G c = Re c (iωI − A)⁻¹ b on each ω: the damping of the fit, linear in its output row c."""
+    lam, V = np.linalg.eig(A)
+    return np.real((np.linalg.solve(V, b)[None, :] / (1j * np.asarray(omega)[:, None] - lam[None, :])) @ V.T)
+
+
+def _within(d, bound):
+    """The passivity bound of :func:`_fit_pair` on the fitted damping d(ω)."""
+    if bound is None:
+        return d.min() >= -1e-4 * np.abs(d).max()
+    return bool(np.all(np.abs(d) <= 1.1 * bound + 0.01 * bound.max()))
+
+
+def _refit_C_passive(A, b, t, k, grid, bound, c0):
+    """Output row c minimising |K_ss(t) − K(t)|² with zero static gain (as :func:`_refit_C`) and the
+    damping on ``grid`` held within the passivity bound: a quadratic programme in c (the damping is
+    linear in c), solved by SLSQP from the unconstrained c0 on the grid points it breaks, then again
+    with those it still breaks added (a few rounds).  None where no such c is found."""
+    lam, V = np.linalg.eig(A)
+    X = np.real((np.exp(np.outer(t, lam)) * (np.linalg.solve(V, b))[None, :]) @ V.T)
+    g = np.linalg.solve(-A, b)
+    G = _damping_rows(A, b, grid)
+    s = max(np.linalg.norm(k), 1e-300)
+    if bound is None:  # damping ≥ 0, with half the slack of _within
+        G_in, h_in = G, np.full(grid.size, -0.5e-4 * np.abs(G @ c0).max())
+    else:
+        lim = np.maximum(0.999 * (1.1 * bound + 0.01 * bound.max()), 0.0)
+        G_in, h_in = np.concatenate([-G, G]), np.concatenate([-lim, -lim])
+    # in y = R c / |k| (X = Q R) the objective is ½|y − y_k|²: a projection, which SLSQP takes in few steps
+    Qx, Rx = np.linalg.qr(X)
+    yk = Qx.T @ k / s
+    Ri = np.linalg.inv(Rx)
+    Gy, gy = G_in @ Ri, g @ Ri
+    rows = np.zeros(h_in.size, dtype=bool)
+    y = Rx @ c0 / s
+    for _ in range(6):
+        broken = Gy @ y < h_in / s
+        if not broken.any():
+            break
+        rows |= broken
+        Gr, hr = Gy[rows], h_in[rows] / s
+        y = scipy.optimize.minimize(
+            lambda y: 0.5 * np.sum((y - yk) ** 2), y, jac=lambda y: y - yk,
+            constraints=[{"type": "eq", "fun": lambda y: np.array([gy @ y]), "jac": lambda y: gy[None, :]},
+                         {"type": "ineq", "fun": lambda y: Gr @ y - hr, "jac": lambda y: Gr}],
+            method="SLSQP", options={"maxiter": 200, "ftol": 1e-14}).x
+    c = Ri @ y * s
+    return c if _within(G @ c, bound) else None
 
 
 def consistent_added_mass_inf(hydro, radiation: RadiationStateSpace):
