@@ -59,7 +59,8 @@ class HydroDataError(ValueError):
     def __init__(self, source, variable, problem):
         self.source = str(source)
         self.variable = variable
-        super().__init__(f"{source}: variable '{variable}': {problem}")
+        where = variable if variable.startswith("line ") else f"variable '{variable}'"
+        super().__init__(f"{source}: {where}: {problem}")
 
 
 def _f64(x):
@@ -397,6 +398,16 @@ def _validate(
             raise HydroDataError(source, name, "contains NaN" + where + ")")
     if wave_direction.ndim != 1 or np.any(np.diff(wave_direction) <= 0):
         raise HydroDataError(source, "wave_direction", "headings are not strictly increasing")
+    for name, arr in (("added_mass", added_mass), ("radiation_damping", radiation_damping),
+                      ("hydrostatic_stiffness", hydrostatic_stiffness), ("excitation", excitation)):
+        if not np.all(np.isfinite(arr)):
+            raise HydroDataError(source, name, "contains an infinite value")
+    heave = np.diagonal(hydrostatic_stiffness)[2::6]
+    if np.any(heave < 0):
+        b = int(np.argmax(heave < 0))
+        raise HydroDataError(source, "hydrostatic_stiffness",
+                             f"heave stiffness C[{6 * b + 2},{6 * b + 2}] = {heave[b]:.4g} N/m of body {b} is negative; "
+                             "a floating body's is ρ g times its waterplane area (0 for a submerged one)")
 
     # Symmetry of A: scale each pair by sqrt(max|A_ii| max|A_jj|), the bound a
     # positive-definite matrix puts on |A_ij|. Default 50 %: Capytaine 2.3.1
@@ -745,13 +756,28 @@ def _parse_wamit_out(path):
         tok = lines[j].split()
         return bool(tok) and re.fullmatch(r"-?\d+", tok[0]) is not None and len(_floats(lines[j])) >= ncols_min
 
+    def unreadable(j):
+        """The first token of line j that is not a finite number, where line j starts as a table row does."""
+        tok = lines[j].split()
+        if not tok or re.fullmatch(r"-?\d+", tok[0]) is None:
+            return None
+        for t in tok:
+            if re.fullmatch(_FLOAT, t) is None:
+                return t
+        return None
+
     def table(start, ncols_min):
-        """Rows of numbers after at most 4 header/blank lines, up to the first non-row."""
+        """Rows of numbers after at most 4 header/blank lines, up to the first non-row; a row with a
+        token that is not a number (NaN, a garbled value) is an error, not the end of the table."""
         j = start
         while j < min(start + 4, n_lines) and not is_row(j, ncols_min):
             j += 1
         rows = []
-        while j < n_lines and is_row(j, ncols_min):
+        while j < n_lines and (is_row(j, ncols_min) or unreadable(j) is not None):
+            bad = unreadable(j)
+            if bad is not None:
+                raise HydroDataError(str(path), f"line {j + 1}", f"cannot read {bad!r} as a number in the table "
+                                     f"row {lines[j].strip()!r}")
             rows.append(_floats(lines[j]))
             j += 1
         return rows, j
