@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import xml.etree.ElementTree as ET
+from pathlib import Path
 from typing import Sequence
 
 import equinox as eqx
@@ -335,6 +336,19 @@ def _origin(el, where) -> Placement:
     )
 
 
+def _number(text, where, unit, required=True):
+    """A finite number from a URDF attribute (SI, no unit written), else a ModelError naming it."""
+    if text is None:
+        raise ModelError(f"{where}: missing; expected a number in {unit}")
+    try:
+        value = float(text)
+    except ValueError:
+        raise ModelError(f"{where}: expected a number in {unit} (SI, no unit written), got {text!r}") from None
+    if not np.isfinite(value):
+        raise ModelError(f"{where}: expected a finite number in {unit}, got {text!r}")
+    return value
+
+
 def load_urdf(path, *, floating: bool = False, gravity=(0.0, 0.0, -9.81), xml: str | None = None) -> Model:
     """Read a URDF file into a :class:`Model`.
 
@@ -348,8 +362,10 @@ def load_urdf(path, *, floating: bool = False, gravity=(0.0, 0.0, -9.81), xml: s
     """
     src = str(path) if xml is None else (str(path) if path else "<urdf string>")
     try:
-        root = ET.fromstring(xml) if xml is not None else ET.parse(path).getroot()
-    except (ET.ParseError, OSError) as exc:
+        if xml is None:  # read as text: a UTF-8 byte-order mark is no part of the XML
+            xml = Path(path).read_text(encoding="utf-8-sig")
+        root = ET.fromstring(xml)
+    except (ET.ParseError, OSError, UnicodeDecodeError) as exc:
         raise ModelError(f"{src}: cannot read URDF: {exc}") from None
     if root.tag != "robot":
         raise ModelError(f"{src}: root element is <{root.tag}>, expected <robot>")
@@ -366,12 +382,13 @@ def load_urdf(path, *, floating: bool = False, gravity=(0.0, 0.0, -9.81), xml: s
             links[name] = Body(0.0)
             continue
         m_el = inertial.find("mass")
-        mass = float(m_el.get("value")) if m_el is not None else 0.0
+        mass = _number(m_el.get("value") if m_el is not None else "0", where + " <mass value>", "kg", required=m_el is not None)
         pl = _origin(inertial, where + " inertial")
         i_el = inertial.find("inertia")
         I = np.zeros((3, 3))
         if i_el is not None:
-            g = {k: float(i_el.get(k, 0.0)) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
+            g = {k: _number(i_el.get(k, "0"), f"{where} <inertia {k}>", "kg m^2")
+                 for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
             I = np.array(
                 [[g["ixx"], g["ixy"], g["ixz"]], [g["ixy"], g["iyy"], g["iyz"]], [g["ixz"], g["iyz"], g["izz"]]]
             )
