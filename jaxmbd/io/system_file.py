@@ -497,7 +497,7 @@ def load_system(path) -> LoadedSystem:
     path = Path(path)
     source = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise SystemFileError(source, "", "file does not exist") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -536,6 +536,7 @@ class _Loader:
         r = self.r
         cfg = r.table(self.config, "", _TOP_KEYS)
         self.name = r.string(cfg, "", "name", path_stem(self.path))
+        self.file_name(self.name, "name")
         r.string(cfg, "", "description", "")
         gravity = r.vector(cfg, "", "gravity", 3, (0.0, 0.0, -9.81))
 
@@ -785,11 +786,15 @@ class _Loader:
             r.fail(f, f"needs exactly one of file (Capytaine NetCDF), wamit (.out), mesh, box, cylinder; got {sources or 'none'}")
         src = sources[0]
         name = r.string(h, f, "name", "hydro" if k == 0 else f"hydro{k}")
+        self.file_name(name, f"{f}.name")
         run_keys = ("omegas", "omega_range", "wave_directions_deg", "water_depth", "center_of_mass", "rotation_center")
         if src in ("file", "wamit"):
             for key in run_keys:
                 if key in h:
                     r.fail(f"{f}.{key}", f"only for a Capytaine run (mesh, box, cylinder), not with {src!r}")
+        if src not in ("file", "wamit") and "omega_max" in h:
+            r.fail(f"{f}.omega_max", "cuts a file's table at that frequency; a Capytaine run computes the frequencies of "
+                   "omegas or omega_range (rad/s), so set those instead")
         omega_max = r.number(h, f, "omega_max", None, gt=0.0)
         try:
             if src == "file":
@@ -841,6 +846,12 @@ class _Loader:
             )
         except (HydroDataError, ValueError, np.linalg.LinAlgError) as exc:
             r.fail(f, str(exc))
+
+    def file_name(self, name, field):
+        """``name`` becomes part of a path (the output folder, a hull's cache): one plain name, no folders."""
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.+-]*", name) or ".." in name:
+            self.r.fail(field, f"expected a plain name (letters, digits, _ . + -, starting with a letter or digit; it "
+                        f"names output files and folders), got {name!r}")
 
     def capytaine_run(self, h, f, src, name):
         """Hydrodynamic data of a hull from Capytaine, cached next to the system file."""
@@ -1081,7 +1092,10 @@ class _Loader:
         top = float(hydro.omega[-1])
         if wmax > 1.05 * top:
             key = "period" if waves.regular is not None else "omega_max"
-            self.r.fail(f"waves.{key}", f"wave frequencies reach {wmax:.3g} rad/s, beyond the hydrodynamic table of {f} (up to {top:.3g} rad/s)")
+            fix = ("a longer period" if waves.regular is not None else "a lower waves.omega_max") + \
+                " or hydrodynamic data to higher frequencies (omega_range of a Capytaine run)"
+            self.r.fail(f"waves.{key}", f"wave frequencies reach {wmax:.3g} rad/s, beyond the hydrodynamic table of {f} "
+                        f"(up to {top:.3g} rad/s): {fix}")
 
     # -- checks on the assembled system ----------------------------------------------------
 
