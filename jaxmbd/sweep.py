@@ -3,7 +3,14 @@
 Each cell is one chunk written to disk as soon as it finishes
 (``cell_<i>_<j>.nc`` in the output folder, written to a temporary name and
 renamed, so a killed run never leaves half a chunk); a rerun skips the cells
-already there, so an interrupted sweep resumes where it stopped.  Cells are
+already there, so an interrupted sweep resumes where it stopped.
+
+A cell is reused only if it was computed for the same numbers: each file carries a key of
+everything that decides them (the system's arrays and structure, the start configuration, Hs, Tp,
+seed, realisations, duration, save step, integrator, jaxmbd's version) and a checksum of its data.
+A cell computed for another configuration stops the sweep with a message naming what changed
+(``force=True``, ``jaxmbd sweep --force``, recomputes it); a damaged cell (truncated, altered) is
+recomputed with a note.  A lock file per process stops a second sweep on the same folder.  Cells are
 dealt round-robin to processes (``process_index`` of ``process_count``), which
 is how several hosts share one sweep (see :func:`initialise_distributed`).
 Changing Hs and Tp only replaces array leaves of the system, so every cell
@@ -13,7 +20,11 @@ reuses the same compiled simulation.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import os
+import socket
+import sys
 import time
 from pathlib import Path
 
@@ -22,6 +33,7 @@ import jax
 import numpy as np
 import xarray as xr
 
+from . import __version__
 from .simulate import Integrator, simulate
 from .statistics import ExtremeStatistics
 from .system import System
@@ -68,8 +80,64 @@ def with_sea_state(system: System, hs: float, tp: float) -> System:
     return eqx.tree_at(lambda s: s.waves.spectrum, system, spec)
 
 
+class SweepError(RuntimeError):
+    """A sweep folder that cannot be used as it is (cells of another configuration, another sweep at work)."""
+
+
 def _cell_path(out: Path, i: int, j: int) -> Path:
     return out / f"cell_{i:03d}_{j:03d}.nc"
+
+
+def _digest(*trees) -> str:
+    """sha256 of the structure and every array of the pytrees (static fields are in the structure)."""
+    h = hashlib.sha256()
+    for tree in trees:
+        leaves, treedef = jax.tree_util.tree_flatten(tree)
+        h.update(str(treedef).encode())
+        for leaf in leaves:
+            if isinstance(leaf, jax.Array | np.ndarray | float | int | complex | bool | np.generic):
+                a = np.asarray(jax.random.key_data(leaf) if isinstance(leaf, jax.Array) and jax.dtypes.issubdtype(
+                    leaf.dtype, jax.dtypes.prng_key) else leaf)
+                h.update(f"{a.dtype}{a.shape}".encode())
+                h.update(np.ascontiguousarray(a).tobytes())
+            else:
+                h.update(repr(leaf).encode())
+    return h.hexdigest()
+
+
+def cell_key(system: System, q0, settings: SweepSettings, i: int, j: int) -> dict:
+    """Everything that decides the numbers of cell (i, j), as a dict of strings and numbers."""
+    base = with_sea_state(system, 0.0, 0.0)  # the cell's Hs and Tp are entries of their own
+    return {"system": _digest(base)[:16], "start": _digest(q0)[:16], "hs": float(settings.hs[i]),
+            "tp": float(settings.tp[j]), "seed": int(settings.seed), "realisations": int(settings.n_realisations),
+            "duration": float(settings.duration), "save_dt": float(settings.save_dt),
+            "integrator": repr(settings.integrator), "jaxmbd": __version__}
+
+
+def _data_checksum(ds: xr.Dataset) -> str:
+    h = hashlib.sha256()
+    for name in sorted(ds.data_vars):
+        a = np.ascontiguousarray(ds[name].values)
+        h.update(f"{name}{a.dtype}{a.shape}".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def _read_cell(path: Path):
+    """(dataset loaded in memory, its key) of a cell file; None where the file is damaged."""
+    try:
+        with xr.open_dataset(path, engine="h5netcdf") as ds:
+            ds = ds.load()
+        key = json.loads(ds.attrs["key"])
+        if ds.attrs["checksum"] != _data_checksum(ds):
+            return None
+        return ds, key
+    except Exception:  # unreadable, truncated, without its key or checksum: not a cell to trust
+        return None
+
+
+def _changes(old: dict, new: dict) -> str:
+    return ", ".join(f"{k} {old.get(k)!r} -> {new.get(k)!r}" for k in new if old.get(k) != new.get(k))
 
 
 def run_cell(system: System, q0, settings: SweepSettings, i: int, j: int) -> xr.Dataset:
@@ -87,48 +155,131 @@ def run_cell(system: System, q0, settings: SweepSettings, i: int, j: int) -> xr.
                       attrs={"hs": float(settings.hs[i]), "tp": float(settings.tp[j]), "i": i, "j": j})
 
 
+class _Lock:
+    """``.sweep.lock.<process>`` in the folder, created exclusively; a lock left by a process that is no
+    longer running on this host (killed) is taken over."""
+
+    def __init__(self, out: Path, process_index: int):
+        self.path = out / f".sweep.lock.{process_index}"
+
+    def __enter__(self):
+        me = f"{os.getpid()} {socket.gethostname()}"
+        for _ in range(2):
+            try:
+                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            except FileExistsError:
+                try:
+                    pid, host = self.path.read_text().split(maxsplit=1)
+                    alive = host.strip() != socket.gethostname() or _running(int(pid))
+                except (OSError, ValueError):
+                    pid, host, alive = "?", "?", True
+                if alive:
+                    raise SweepError(f"{self.path.parent}: another sweep (process {pid} on {host.strip()}) is writing "
+                                     f"this folder; wait for it, or delete {self.path.name} if it is not running") from None
+                self.path.unlink(missing_ok=True)  # stale: its process was killed
+                continue
+            with os.fdopen(fd, "w") as f:
+                f.write(me)
+            return self
+        raise SweepError(f"{self.path}: could not take the sweep lock")
+
+    def __exit__(self, *exc):
+        self.path.unlink(missing_ok=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def run_sweep(system: System, q0, settings: SweepSettings, out_dir, *, process_index: int = 0,
-              process_count: int = 1, progress=None, wait: bool = True) -> xr.Dataset | None:
-    """Run (or resume) the sweep; return the operability dataset (process 0), else None."""
+              process_count: int = 1, progress=None, wait: bool = True, force: bool = False,
+              note=lambda message: print(message, file=sys.stderr)) -> xr.Dataset | None:
+    """Run (or resume) the sweep; return the operability dataset (process 0), else None.
+
+    Cells already in ``out_dir`` are reused when their key (:func:`cell_key`) and checksum match; a
+    cell of another configuration raises :class:`SweepError` naming what changed (``force``:
+    recompute it), a damaged one is recomputed (``note`` says so)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     cells = [(i, j) for i in range(len(settings.hs)) for j in range(len(settings.tp))]
+    keys = {c: cell_key(system, q0, settings, *c) for c in cells}
     mine = [c for k, c in enumerate(cells) if k % process_count == process_index]
-    done = 0
-    for i, j in mine:
-        path = _cell_path(out, i, j)
-        if not path.exists():
-            ds = run_cell(system, q0, settings, i, j)
-            tmp = path.with_suffix(f".tmp{process_index}")
-            ds.to_netcdf(tmp, engine="h5netcdf")
-            os.replace(tmp, path)
-        done += 1
-        if progress is not None:
-            progress(done, len(mine), settings.hs[i], settings.tp[j])
+    with _Lock(out, process_index):
+        todo = []
+        for i, j in mine:  # decide every cell before computing any, so a refusal comes at once
+            path = _cell_path(out, i, j)
+            if not path.exists():
+                todo.append((i, j))
+                continue
+            read = _read_cell(path)
+            if read is None:
+                note(f"{path}: damaged (unreadable, truncated or altered); recomputed")
+                todo.append((i, j))
+            elif read[1] != keys[(i, j)]:
+                if not force:
+                    raise SweepError(f"{path}: computed for another configuration ({_changes(read[1], keys[(i, j)])}); "
+                                     "--force recomputes the cells that differ, or choose another output folder")
+                todo.append((i, j))
+        done = 0
+        for i, j in mine:
+            if (i, j) in todo:
+                path = _cell_path(out, i, j)
+                ds = run_cell(system, q0, settings, i, j)
+                ds.attrs["key"] = json.dumps(keys[(i, j)], sort_keys=True)
+                ds.attrs["checksum"] = _data_checksum(ds)
+                tmp = path.with_suffix(f".tmp{process_index}")
+                ds.to_netcdf(tmp, engine="h5netcdf")
+                with open(tmp, "rb") as f:
+                    os.fsync(f.fileno())
+                os.replace(tmp, path)
+            done += 1
+            if progress is not None:
+                progress(done, len(mine), settings.hs[i], settings.tp[j])
     if process_index != 0:
         return None
-    while wait and not all(_cell_path(out, i, j).exists() for i, j in cells):
+
+    def valid(c):
+        read = _read_cell(_cell_path(out, *c)) if _cell_path(out, *c).exists() else None
+        return read is not None and read[1] == keys[c]
+
+    while wait and not all(valid(c) for c in cells):
         time.sleep(1.0)
-    table = operability(settings, out)
-    table.to_netcdf(out / "operability.nc", engine="h5netcdf")
+    table = operability(settings, out, keys=keys)
+    tmp = out / f".operability.tmp{process_index}"
+    table.to_netcdf(tmp, engine="h5netcdf")
+    os.replace(tmp, out / "operability.nc")
     return table
 
 
-def operability(settings: SweepSettings, out_dir) -> xr.Dataset:
-    """Statistic of each limited output per cell, and whether every limit holds (``operable``)."""
+def operability(settings: SweepSettings, out_dir, *, keys: dict | None = None) -> xr.Dataset:
+    """Statistic of each limited output per cell, and whether every limit holds (``operable``).
+
+    ``keys`` (cell -> :func:`cell_key`): each cell file must carry its key, else :class:`SweepError`."""
     out = Path(out_dir)
     shape = (len(settings.hs), len(settings.tp))
     stats = {name: np.full(shape, np.nan) for name in settings.limits}
     for i in range(shape[0]):
         for j in range(shape[1]):
-            with xr.open_dataset(_cell_path(out, i, j), engine="h5netcdf") as ds:
-                for name in settings.limits:
-                    key = name.replace("/", "__")
-                    if key not in ds:
-                        raise KeyError(f"sweep limit on {name!r}: no such scalar output; outputs are "
-                                       f"{sorted(k.replace('__', '/') for k in ds.data_vars)}")
-                    s = ExtremeStatistics.of(ds[key].values[:, None])
-                    stats[name][i, j] = getattr(s, settings.statistic)
+            read = _read_cell(_cell_path(out, i, j))
+            if read is None:
+                raise SweepError(f"{_cell_path(out, i, j)}: missing or damaged; run the sweep again to compute it")
+            ds, cell = read
+            if keys is not None and cell != keys[(i, j)]:
+                raise SweepError(f"{_cell_path(out, i, j)}: computed for another configuration "
+                                 f"({_changes(cell, keys[(i, j)])})")
+            for name in settings.limits:
+                var = name.replace("/", "__")
+                if var not in ds:
+                    raise KeyError(f"sweep limit on {name!r}: no such scalar output; outputs are "
+                                   f"{sorted(k.replace('__', '/') for k in ds.data_vars)}")
+                s = ExtremeStatistics.of(ds[var].values[:, None])
+                stats[name][i, j] = getattr(s, settings.statistic)
     ok = np.ones(shape, dtype=bool)
     data = {}
     for name, lim in settings.limits.items():

@@ -1,0 +1,117 @@
+"""Sweeps never mix configurations: a resumed sweep reuses a cell only if it was computed for the same
+numbers, a damaged cell is recomputed, a second sweep on one folder refuses, and a sweep killed at
+any moment resumes to the bitwise table of an uninterrupted one."""
+
+import dataclasses
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from jaxmbd.sweep import SweepError, SweepSettings, _cell_path, run_sweep
+from sweep_kill_worker import SETTINGS
+from sweep_system import moored_barge
+
+HERE = Path(__file__).parent
+
+
+@pytest.fixture(scope="module")
+def system():
+    return moored_barge()
+
+
+@pytest.fixture(scope="module")
+def reference(system, tmp_path_factory):
+    """The uninterrupted sweep: its folder and table."""
+    out = tmp_path_factory.mktemp("reference")
+    return out, run_sweep(system, system.model.neutral(), SweepSettings(**SETTINGS), out)
+
+
+def _same_table(a, b):
+    for name in ("line1__force", "operable"):
+        np.testing.assert_array_equal(a[name].values, b[name].values)
+
+
+@pytest.mark.parametrize("change, named", [
+    (dict(hs=[0.5, 2.0]), "hs 1.0 -> 2.0"),
+    (dict(duration=12.0), "duration 10.0 -> 12.0"),
+    (dict(n_realisations=3), "realisations 2 -> 3"),
+    (dict(seed=1), "seed 0 -> 1"),
+])
+def test_a_cell_of_another_configuration_is_refused_then_recomputed_with_force(system, reference, tmp_path,
+                                                                               change, named):
+    """Before, the cells were matched on their file names: Hs 4 printed "ok" from a cell of Hs 2."""
+    import shutil
+
+    out = tmp_path / "sweep"
+    shutil.copytree(reference[0], out)
+    settings = dataclasses.replace(SweepSettings(**SETTINGS), **change)
+    with pytest.raises(SweepError, match=named):
+        run_sweep(system, system.model.neutral(), settings, out)
+    if "hs" not in change:
+        return  # the recomputation is the same path for every change; one case runs it
+    notes = []
+    forced = run_sweep(system, system.model.neutral(), settings, out, force=True, note=notes.append)
+    fresh = run_sweep(system, system.model.neutral(), settings, tmp_path / "fresh")
+    _same_table(forced, fresh)
+    assert not np.array_equal(forced["line1__force"].values, reference[1]["line1__force"].values)
+
+
+def test_a_changed_system_is_refused(system, reference, tmp_path):
+    import shutil
+
+    import equinox as eqx
+    import jax.numpy as jnp
+
+    out = tmp_path / "sweep"
+    shutil.copytree(reference[0], out)
+    stiffer = eqx.tree_at(lambda s: s.forces[1].stiffness, system, jnp.asarray(3e4))
+    with pytest.raises(SweepError, match="system"):
+        run_sweep(stiffer, stiffer.model.neutral(), SweepSettings(**SETTINGS), out)
+
+
+def test_a_damaged_cell_is_recomputed(system, reference, tmp_path):
+    import shutil
+
+    out = tmp_path / "sweep"
+    shutil.copytree(reference[0], out)
+    cell = _cell_path(out, 1, 0)
+    cell.write_bytes(cell.read_bytes()[: cell.stat().st_size // 2])  # truncated
+    notes = []
+    table = run_sweep(system, system.model.neutral(), SweepSettings(**SETTINGS), out, note=notes.append)
+    assert len(notes) == 1 and "cell_001_000.nc: damaged" in notes[0]
+    _same_table(table, reference[1])
+
+
+def test_a_second_sweep_on_the_same_folder_refuses(system, tmp_path):
+    out = tmp_path / "sweep"
+    out.mkdir()
+    (out / ".sweep.lock.0").write_text(f"{os.getpid()} {__import__('socket').gethostname()}")  # a live sweep
+    with pytest.raises(SweepError, match="another sweep"):
+        run_sweep(system, system.model.neutral(), SweepSettings(**SETTINGS), out)
+    assert not list(out.glob("cell_*"))
+
+
+def test_a_sweep_killed_part_way_resumes_to_the_same_table(system, reference, tmp_path):
+    """SIGKILL as soon as the first cell is on disk (no clean-up runs: the lock and perhaps a temporary
+    file stay); the resumed sweep takes over the stale lock and gives the uninterrupted table bitwise."""
+    out = tmp_path / "sweep"
+    proc = subprocess.Popen([sys.executable, str(HERE / "sweep_kill_worker.py"), str(out)], stdout=subprocess.PIPE,
+                            text=True, cwd=HERE.parent)
+    line = proc.stdout.readline()  # "cell 1/4": the first cell is written
+    assert line.startswith("cell 1/"), line
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert (out / ".sweep.lock.0").exists()
+    done_before = len(list(out.glob("cell_*.nc")))
+    assert 1 <= done_before < 4
+    calls = []
+    table = run_sweep(system, system.model.neutral(), SweepSettings(**SETTINGS), out,
+                      progress=lambda d, n, hs, tp: calls.append(d))
+    _same_table(table, reference[1])
+    assert not (out / ".sweep.lock.0").exists()
