@@ -71,6 +71,12 @@ class JointPD(ForceElement):
         full = jnp.zeros(ctx.model.nv, dtype=ctx.q.dtype).at[vi].add(tau)
         return Contribution(tau=full, zdot=err if self.integral else None)
 
+    def output_units(self, model) -> dict:
+        from .system import joint_units
+
+        units = {joint_units(model, j, "N", "N m") for j in self.joints}
+        return {"torque": units.pop() if len(units) == 1 else "N (prismatic joints), N m (revolute joints)"}
+
     def outputs(self, ctx: Context, z) -> dict:
         return {"torque": self.torque(ctx, z)[0]}
 
@@ -117,6 +123,9 @@ class MotionCompensation(ForceElement):
     def contribution(self, ctx: Context, z) -> Contribution:
         tau, vi = self.torque(ctx)
         return Contribution(tau=jnp.zeros(ctx.model.nv, dtype=ctx.q.dtype).at[vi].add(tau))
+
+    def output_units(self, model) -> dict:
+        return {"torque": "N m", "roll": "rad", "pitch": "rad"}
 
     def outputs(self, ctx: Context, z) -> dict:
         roll, pitch, _ = self._level(ctx)

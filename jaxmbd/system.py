@@ -153,6 +153,25 @@ class ForceElement(eqx.Module):
     def outputs(self, ctx: Context, z) -> dict:
         return {}
 
+    def valid_ranges(self, model: Model) -> tuple:
+        """Where the element's model holds, as :class:`jaxmbd.validity.ValidRange` bounds on its outputs."""
+        return ()
+
+    def output_units(self, model: Model) -> dict:
+        """Units of each output of :meth:`outputs` (SI, as strings); a vector output of mixed units
+        names them per component, e.g. ``"N (fx fy fz), N m (mx my mz)"``."""
+        return {}
+
+
+WRENCH_UNITS = "N (fx fy fz), N m (mx my mz)"
+
+
+def joint_units(model: Model, joint: str, translation: str, rotation: str) -> str:
+    """``translation`` on a prismatic joint, ``rotation`` on any other one-coordinate joint."""
+    from .joints import Prismatic
+
+    return translation if isinstance(model.joints[model.index(joint)], Prismatic) else rotation
+
 
 class System(eqx.Module):
     """A model with its force elements and an optional wave field description.
@@ -344,6 +363,14 @@ class System(eqx.Module):
         """The groups :meth:`outputs` computes: each force element's name, and ``"joint"`` for the
         reported joint wrenches."""
         return tuple(f.name for f in self.forces) + (("joint",) if self.report_joints else ())
+
+    def output_units(self) -> dict:
+        """Units of every output of :meth:`outputs`, by its full name (``rope/tension`` -> ``N``)."""
+        out = {}
+        for f in self.forces:
+            out |= {f"{f.name}/{k}": u for k, u in f.output_units(self.model).items()}
+        out |= {f"joint/{name}/wrench": WRENCH_UNITS for name in self.report_joints}
+        return out
 
     def outputs(self, t, y, forcing=None, only=None, dynamics=None) -> dict:
         """Named outputs of every element at one state (e.g. ``rope/tension``).

@@ -93,6 +93,10 @@ class FlexibleBeamElement(ForceElement):
         # the elastic accelerations come from the system's coupled solve
         return Contribution(f_ext=f_ext, zdot=jnp.zeros(self.n_states, dtype=z.dtype))
 
+    def output_units(self, model) -> dict:
+        out = {f"tension{k}": "N" for k in range(len(self.ropes))}
+        return out | {"tip_deflection": "m", "strain_energy": "J"}
+
     def outputs(self, ctx: Context, z) -> dict:
         q_f, _ = self._split(z)
         out = {f"tension{k}": self._rope(ctx, z, r)[0] for k, r in enumerate(self.ropes)}

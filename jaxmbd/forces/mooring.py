@@ -51,5 +51,10 @@ class LinearMooring(ForceElement):
         f_ext = f_ext.at[i, 3:].add(spatial.mtv(ctx.R[i], w[3:]))
         return Contribution(f_ext=f_ext)
 
+    def output_units(self, model) -> dict:
+        from ..system import WRENCH_UNITS
+
+        return {"force": WRENCH_UNITS}
+
     def outputs(self, ctx: Context, z) -> dict:
         return {"force": self.wrench(ctx)}

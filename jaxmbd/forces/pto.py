@@ -44,6 +44,12 @@ class JointPTO(ForceElement):
         tau, _, _, iv = self._force(ctx)
         return Contribution(tau=jnp.zeros(ctx.model.nv, dtype=ctx.q.dtype).at[iv].add(tau))
 
+    def output_units(self, model) -> dict:
+        from ..system import joint_units
+
+        u = lambda t, r: joint_units(model, self.joint, t, r)  # noqa: E731
+        return {"force": u("N", "N m"), "power": "W", "position": u("m", "rad"), "velocity": u("m/s", "rad/s")}
+
     def outputs(self, ctx: Context, z) -> dict:
         tau, x, xd, _ = self._force(ctx)
         return {"force": tau, "power": -tau * xd, "position": x, "velocity": xd}

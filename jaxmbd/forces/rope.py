@@ -90,6 +90,15 @@ class WireRope(ForceElement):
             zdot = jnp.stack([rate, -self.payout_rate * jnp.ones_like(rate)])
         return Contribution(f_ext=f_ext, zdot=zdot)
 
+    def valid_ranges(self, model) -> tuple:
+        from ..validity import ValidRange
+
+        return (ValidRange("tension", "tension", "an elastic rope (slack per DNV-ST-N001)",
+                           "tension >= 10 % of its value at the start", lower_fraction_of_start=0.1),)
+
+    def output_units(self, model) -> dict:
+        return {"tension": "N", "length": "m", "unstretched_length": "m", "sway": "rad"}
+
     def outputs(self, ctx: Context, z) -> dict:
         T, e, l = self.tension(ctx, z)
         horizontal = jnp.sqrt(e[0] ** 2 + e[1] ** 2 + 1e-30)

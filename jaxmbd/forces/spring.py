@@ -42,6 +42,9 @@ class SpringDamper(ForceElement):
         f_ext = ctx.add_point_force(f_ext, self.body_b, self.point_b, -f * e)
         return Contribution(f_ext=f_ext)
 
+    def output_units(self, model) -> dict:
+        return {"force": "N", "length": "m"}
+
     def outputs(self, ctx: Context, z) -> dict:
         f, _, l = self.force(ctx)
         return {"force": f, "length": l}

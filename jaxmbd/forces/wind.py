@@ -32,5 +32,8 @@ class WindDrag(ForceElement):
     def contribution(self, ctx: Context, z) -> Contribution:
         return Contribution(f_ext=ctx.add_point_force(ctx.zeros_f_ext(), self.body, self.point, self.force(ctx)))
 
+    def output_units(self, model) -> dict:
+        return {"force": "N"}
+
     def outputs(self, ctx: Context, z) -> dict:
         return {"force": self.force(ctx)}

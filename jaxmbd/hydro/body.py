@@ -360,6 +360,21 @@ class HydroBody(ForceElement):
             f_ext = f_ext.at[i, 3:].add(spatial.mtv(ctx.R[i], Fk[3:]))
         return Contribution(f_ext=f_ext, zdot=zdot)
 
+    def valid_ranges(self, model) -> tuple:
+        import math
+
+        from ..validity import ValidRange
+
+        lim = math.radians(15.0)
+        return tuple(ValidRange("eta", f"{dof} of {body}", "linear hydrostatics and radiation", "|angle| <= 15 deg",
+                                component=6 * k + c, upper=lim)
+                     for k, body in enumerate(self.bodies) for c, dof in ((3, "roll"), (4, "pitch")))
+
+    def output_units(self, model) -> dict:
+        from ..system import WRENCH_UNITS
+
+        return {"excitation": WRENCH_UNITS, "radiation": WRENCH_UNITS, "eta": "m (surge sway heave), rad (roll pitch yaw)"}
+
     def outputs(self, ctx: Context, z) -> dict:
         _, exc, rad, eta, _, _ = self.loads(ctx, z)
         return {"excitation": exc, "radiation": rad, "eta": eta}

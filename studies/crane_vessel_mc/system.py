@@ -83,6 +83,9 @@ class SwayProbe(ForceElement):
     def contribution(self, ctx: Context, z) -> Contribution:
         return Contribution()
 
+    def output_units(self, model) -> dict:
+        return {"theta1": "rad", "theta2": "rad"}
+
     def outputs(self, ctx: Context, z) -> dict:
         t1, t2 = self.angles(ctx)
         return {"theta1": t1, "theta2": t2}

@@ -1,0 +1,112 @@
+"""Ranges of validity of the models, and the check of a result against them.
+
+Each force element states where its model holds (:meth:`ForceElement.valid_ranges`), as bounds on
+its own outputs:
+
+* a hydrodynamic body (linear hydrostatics, radiation and excitation about the equilibrium
+  position): roll and pitch within ±15°.  Beyond, the waterplane and the wetted hull have changed
+  too much for a restoring matrix and small-angle radiation; a deck edge immerses or a bilge
+  emerges on most hulls well before 15° of roll (a barge of beam B and freeboard f at
+  atan(2 f / B));
+* a wire rope (elastic, no bending or fibre dynamics): tension at least 10 % of its value at the
+  start (the static load).  Below, DNV-ST-N001 treats the rope as slack: the load is no longer
+  carried by the rope, and the snap when it comes tight again needs a rope model with its own
+  wave dynamics.
+
+:func:`check` counts, for each range, the samples and realisations outside it and the first time a
+realisation left it; ``jaxmbd run`` prints them as a WARNING block and writes them into the result.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+
+
+@dataclasses.dataclass(frozen=True)
+class ValidRange:
+    """Where one output of an element stays for its model to hold.
+
+    ``output``: the element's output (``eta``), ``component``: its index for a vector output;
+    ``upper``: |x| ≤ upper; ``lower_fraction_of_start``: x ≥ fraction · x(t = 0) (where x(0) > 0)."""
+
+    output: str
+    quantity: str
+    model: str
+    limit: str
+    component: int | None = None
+    upper: float | None = None
+    lower_fraction_of_start: float | None = None
+
+    def outside(self, x):
+        """Boolean array: the samples of x (…, time) outside the range."""
+        if self.upper is not None:
+            return np.abs(x) > self.upper
+        start = x[..., :1]
+        return (start > 0) & (x < self.lower_fraction_of_start * start)
+
+
+@dataclasses.dataclass(frozen=True)
+class Excursion:
+    """One range left by a run."""
+
+    element: str
+    quantity: str
+    model: str
+    limit: str
+    fraction: float  # of all saved samples (every realisation)
+    realisations: int  # realisations that leave the range at least once
+    n_realisations: int
+    first_time: float  # s, the earliest exit over the realisations
+    extreme: float  # the largest |x| (upper bound) or the smallest x (lower bound)
+
+    def line(self) -> str:
+        return (f"{self.element}: {self.quantity} outside the range of {self.model} ({self.limit}) in "
+                f"{self.realisations} of {self.n_realisations} realisations, {100 * self.fraction:.1f} % of the time, "
+                f"first at t = {self.first_time:.1f} s")
+
+    @property
+    def everywhere(self) -> bool:
+        return self.realisations == self.n_realisations
+
+
+def check(system, time, outputs: dict, batched: bool) -> list[Excursion]:
+    """Each element's ranges held against ``outputs`` (name -> (realisation,) time (, component))."""
+    t = np.asarray(time)
+    found = []
+    for f in system.forces:
+        for r in f.valid_ranges(system.model):
+            name = f"{f.name}/{r.output}"
+            if name not in outputs:
+                continue
+            x = np.asarray(outputs[name], float)
+            if r.component is not None:
+                x = x[..., r.component]
+            x = x if batched else x[None]
+            out = r.outside(x)
+            if not out.any():
+                continue
+            rows = out.any(axis=-1)
+            first = float(min(t[np.argmax(o)] for o in out[rows]))
+            extreme = float(np.max(np.abs(x)) if r.upper is not None else np.min(x))
+            found.append(Excursion(f.name, r.quantity, r.model, r.limit, float(out.mean()), int(rows.sum()),
+                                   int(x.shape[0]), first, extreme))
+    return found
+
+
+def to_attrs(found: list[Excursion]) -> dict:
+    """Result-file attributes: ``validity`` (JSON list) and ``validity_summary`` (text)."""
+    return {"validity": json.dumps([dataclasses.asdict(e) for e in found]),
+            "validity_summary": "; ".join(e.line() for e in found) or "every model stayed in its range"}
+
+
+def warning_block(found: list[Excursion]) -> str:
+    """The WARNING block ``jaxmbd run`` prints above its table; '' if every range held."""
+    if not found:
+        return ""
+    head = ("WARNING: the run left the range of validity of its models"
+            + (" in every realisation" if all(e.everywhere for e in found) else "")
+            + "; the numbers below are outside what the models can answer where it did:")
+    return "\n".join([head] + [f"  - {e.line()}" for e in found])
