@@ -166,56 +166,154 @@ def _start(loaded):
     return loaded.initial_configuration()
 
 
+FIT_MIN_REALISATIONS = 5  # a Gumbel fit to fewer maxima is refused
+STORM = 10800.0  # s: the 3-hour storm of DNV-ST-N001 and DNV-RP-C205
+
+
 def _run(args) -> int:
     import jax
 
+    from . import __version__, validity
     from .simulate import simulate
-    from .statistics import ExtremeStatistics
 
     loaded = _load(args.system)
     out = Path(args.out or f"out/{loaded.system.name}")
     out.mkdir(parents=True, exist_ok=True)
     q0 = _start(loaded)
     n = args.realisations if args.realisations is not None else loaded.n_realisations
-    res = simulate(loaded.system, args.duration or loaded.duration, save_dt=loaded.save_dt,
-                   integrator=loaded.integrator, q0=q0, key=jax.random.key(loaded.seed if args.seed is None else args.seed),
-                   n_realisations=n if (n and loaded.system.waves is not None) else None,
-                   progress=Progress("simulating"))
-    res.attrs["system_file"] = str(args.system)
-    nc = res.to_netcdf(out / "result.nc")
+    seed = loaded.seed if args.seed is None else args.seed
+    system = loaded.system
+    n = (n or 1) if system.waves is not None else None
+    attrs = {"system_file": str(args.system), "seed": int(seed), "jaxmbd_version": __version__,
+             "system_file_text": Path(args.system).read_text(encoding="utf-8-sig")}
+    if loaded.scenario:
+        return _run_scenario(args, loaded, q0, n, seed, out, attrs)
+    duration = args.duration or loaded.duration
+    res = simulate(system, duration, save_dt=loaded.save_dt, integrator=loaded.integrator, q0=q0,
+                   key=jax.random.key(seed), n_realisations=n, progress=Progress("simulating"))
+    found = validity.check(system, res.time, res.outputs, res.batched)
+    res.attrs.update(attrs | {"realisations": int(n or 1), "duration_s": float(duration)} | validity.to_attrs(found))
+    nc = _write_result(res, out / "result.nc")
+    return _summary(args, system, res.time, res.outputs, res.batched, found, duration, nc)
+
+
+def _write_result(res, path: Path) -> Path:
+    if path.exists():
+        print(f"note: {path} exists and is replaced", file=sys.stderr)
+    tmp = path.with_name(f".{path.name}.tmp")
+    res.to_netcdf(tmp)
+    tmp.replace(path)
+    return path
+
+
+def _summary(args, system, time, outputs, batched, found, duration, written, stationary=True) -> int:
+    from . import validity
+    from .statistics import Gumbel
+
+    block = validity.warning_block(found)
+    if block:
+        print(block + "\n")
+    units = system.output_units()
     rows = []
-    for name, val in res.outputs.items():
+    n_real = None
+    for name, val in outputs.items():
         val = np.asarray(val)
-        scalar_ndim = 2 if res.batched else 1
+        scalar_ndim = 2 if batched else 1
         if val.ndim == scalar_ndim:
-            series = [(name, val)]
+            series = [(name, val, units.get(name, "?"))]
         elif val.ndim == scalar_ndim + 1:  # a vector output: one row a component, labelled
-            series = [(f"{name}[{lab}]", val[..., k]) for k, lab in enumerate(_component_labels(name, val.shape[-1]))]
+            labels = _component_labels(name, val.shape[-1])
+            series = [(f"{name}[{lab}]", val[..., k], _unit_for(units.get(name, "?"), lab)) for k, lab in enumerate(labels)]
         else:
             continue
-        for label, x in series:
-            s = ExtremeStatistics.of(x if res.batched else x[None])
-            rows.append([label, f"{s.mean:.4g}", f"{s.std:.3g}", f"{s.mpm:.4g}"])
-    print(_table(rows, ["output (SI)", "mean of maxima", "std", "Gumbel MPM"]))
-    print(f"wrote {nc}")
+        for label, x, unit in series:
+            x = x if batched else x[None]
+            maxima = np.max(x, axis=-1)
+            n_real = maxima.size
+            row = [label, unit, f"{np.mean(maxima):.4g}", f"{np.std(maxima, ddof=1):.3g}" if maxima.size > 1 else "n/a",
+                   f"{np.percentile(maxima, 90):.4g}"]
+            if maxima.size >= FIT_MIN_REALISATIONS:
+                g = Gumbel.fit(maxima)
+                storm = f"{g.mu + g.beta * np.log(max(STORM / duration, 1.0)):.4g}" if stationary else "n/a"
+                row += [f"{g.mu:.4g}", storm]
+            else:
+                row += ["n/a", "n/a"]
+            rows.append(row)
+    print(_table(rows, ["output", "units", "mean of maxima", "std", "p90", f"MPM {duration:g} s", "MPM 3 h"]))
+    if n_real is not None and n_real < FIT_MIN_REALISATIONS:
+        print(f"(most probable maxima need at least {FIT_MIN_REALISATIONS} realisations; this run has {n_real})")
+    else:
+        print(f"(statistics of the {n_real} per-realisation maxima; MPM: mode of a Gumbel fit to them by moments, "
+              f"for {duration:g} s" + (f" and, assuming independent {duration:g} s blocks, for a 3-hour storm)"
+                                       if stationary else "; an operation is not a stationary storm: no 3-hour value)"))
+    print(f"wrote {written}")
+    if found and getattr(args, "strict", False):
+        print(f"jaxmbd: {args.system}: --strict: the run left the range of validity of its models (above)",
+              file=sys.stderr)
+        return 3
     return 0
 
 
-_DOFS = ("surge", "sway", "heave", "roll", "pitch", "yaw")
-_WRENCH = ("fx", "fy", "fz", "mx", "my", "mz")
+def _run_scenario(args, loaded, q0, n, seed, out, attrs) -> int:
+    """A file with a [scenario]: each realisation runs the phases in turn (their ends are events of the
+    state, so each realisation has its own time grid and its own result file)."""
+    import jax
+
+    from . import validity
+
+    scenario = loaded.build_scenario()
+    system = loaded.system
+    if args.duration:
+        raise ValueError(f"{args.system}: --duration: a scenario's phases set its duration (max_duration of each "
+                         "phase); leave --duration out")
+    keys = jax.random.split(jax.random.key(seed), n) if n else [None]
+    found_all, maxima, written, duration = [], {}, [], 0.0
+    for r, key in enumerate(keys):
+        waves = system.waves.realise(key) if key is not None else None
+        res = scenario.run(system, q0=q0, save_dt=loaded.save_dt, integrator=loaded.integrator, waves=waves)
+        found = validity.check(system, res.time, res.outputs, False)
+        found_all += found
+        res.attrs.update(attrs | {"realisation": r, "phases": list(res.phase_names),
+                                  "events": [dataclasses_asdict(e) for e in res.events]} | validity.to_attrs(found))
+        written.append(_write_result(res, out / ("result.nc" if len(keys) == 1 else f"result_{r:03d}.nc")))
+        print(f"realisation {r}:\n{res.event_table()}\n")
+        for name, val in res.outputs.items():  # per realisation its maxima only (the time grids differ)
+            maxima.setdefault(name, []).append(np.max(np.asarray(val), axis=0))
+        duration = max(duration, float(res.time[-1] - res.time[0]))
+    # (realisation, one "time" sample: the maximum) for the summary's statistics of maxima
+    series = {k: np.stack(v)[:, None] for k, v in maxima.items()}
+    return _summary(args, system, np.zeros(1), series, True, _merge_excursions(found_all, len(keys)), duration,
+                    ", ".join(str(w) for w in written), stationary=False)
+
+
+def dataclasses_asdict(obj):
+    import dataclasses
+
+    return {k: (v if isinstance(v, (str, int, float)) else str(v)) for k, v in dataclasses.asdict(obj).items()}
+
+
+def _merge_excursions(found, n):
+    """One excursion per range over the realisations of a scenario run (each checked alone)."""
+    import dataclasses
+
+    merged = {}
+    for e in found:
+        key = (e.element, e.quantity)
+        if key not in merged:
+            merged[key] = dataclasses.replace(e, n_realisations=n, fraction=e.fraction / n)
+        else:
+            m = merged[key]
+            merged[key] = dataclasses.replace(m, realisations=m.realisations + e.realisations,
+                                              fraction=m.fraction + e.fraction / n,
+                                              first_time=min(m.first_time, e.first_time),
+                                              extreme=max(m.extreme, e.extreme) if "<=" in e.limit else min(m.extreme, e.extreme))
+    return list(merged.values())
 
 
 def _component_labels(name: str, n: int) -> list[str]:
-    """Names of a vector output's components: the six DOFs of each hydrodynamic body (``hydro/eta``,
-    ``hydro/excitation``, ...), force and moment of a wrench, x y z of a 3-vector, else indices."""
-    leaf = name.rsplit("/", 1)[-1]
-    if n % 6 == 0 and name.split("/")[0] != "joint" and leaf in ("eta", "excitation", "radiation"):
-        return [f"{_DOFS[k % 6]}{'' if n == 6 else k // 6}" for k in range(n)]
-    if n == 6:
-        return list(_WRENCH)
-    if n == 3:
-        return ["x", "y", "z"]
-    return [str(k) for k in range(n)]
+    from .io.results import component_labels
+
+    return component_labels(name, n)[1]
 
 
 def _sweep(args) -> int:
@@ -239,7 +337,7 @@ def _sweep(args) -> int:
     out = Path(args.out or f"out/{loaded.system.name}_sweep")
     q0 = _start(loaded)
     table = run_sweep(loaded.system, q0, settings, out, process_index=index, process_count=count,
-                      progress=Progress(f"sweep (process {index + 1}/{count})"))
+                      progress=Progress(f"sweep (process {index + 1}/{count})"), force=args.force)
     if table is None:
         return 0
     png = plot_operability(table, out / "operability.png")
@@ -270,29 +368,67 @@ def _tune(args) -> int:
     return 0
 
 
+class ResultFileError(ValueError):
+    """A file given to ``plot`` that is not a readable jaxmbd result, or a variable it does not hold."""
+
+
+def _open_result(path):
+    import xarray as xr
+
+    path = Path(path)
+    if not path.is_file():
+        raise ResultFileError(f"{path}: no such file; expected a result.nc written by jaxmbd run")
+    try:
+        ds = xr.open_dataset(path, engine="h5netcdf").load()
+    except Exception as exc:
+        raise ResultFileError(f"{path}: not a readable NetCDF file ({type(exc).__name__}); expected a result.nc "
+                              "written by jaxmbd run") from None
+    if "time" not in ds.coords or "system" not in ds.attrs:
+        raise ResultFileError(f"{path}: a NetCDF file, but not a jaxmbd result (no time axis or system attribute)")
+    return ds
+
+
 def _plot(args) -> int:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import xarray as xr
 
-    ds = xr.open_dataset(args.result, engine="h5netcdf")
-    names = args.variables or [k for k in ds.data_vars if k not in ("q", "v", "z") and ds[k].ndim <= 2]
+    ds = _open_result(args.result)
+    outputs = [k for k in ds.data_vars if k not in ("q", "v", "z") and "time" in ds[k].dims]
+    names = []
+    for v in args.variables:
+        name = v.replace("/", "_")
+        if name not in ds.data_vars:
+            raise ResultFileError(f"{args.result}: no output {v!r}; the file has {', '.join(outputs) or 'none'}")
+        names.append(name)
+    names = names or outputs
     out = Path(args.out or Path(args.result).with_suffix(""))
     out.mkdir(parents=True, exist_ok=True)
     paths = []
     for name in names:
         var = ds[name]
-        if "realisation" in var.dims:
-            var = var.isel(realisation=0)
-        if var.ndim != 1:
+        extra = [d for d in var.dims if d not in ("realisation", "time")]
+        if len(extra) > 1:
             continue
-        fig, ax = plt.subplots(figsize=(9, 3.5))
-        ax.plot(ds.time.values, var.values, lw=0.9)
-        ax.set_xlabel("time (s)")
-        ax.set_title(var.attrs.get("long_name", name))
-        ax.grid(alpha=0.3)
+        panels = [(None, var)] if not extra else [(str(c), var.sel({extra[0]: c})) for c in var[extra[0]].values]
+        fig, axes = plt.subplots(len(panels), 1, figsize=(9, 2.2 + 1.3 * len(panels)), sharex=True, squeeze=False)
+        for ax, (label, x) in zip(axes[:, 0], panels):
+            t = ds.time.values
+            if "realisation" in x.dims:
+                lo, hi = x.min("realisation").values, x.max("realisation").values
+                ax.fill_between(t, lo, hi, color="tab:blue", alpha=0.2, lw=0,
+                                label=f"envelope of {x.sizes['realisation']} realisations")
+                ax.plot(t, x.isel(realisation=0).values, lw=0.8, color="tab:blue", label="realisation 0")
+            else:
+                ax.plot(t, x.values, lw=0.8, color="tab:blue")
+            what = label or var.attrs.get("long_name", name).rsplit("/", 1)[-1]
+            ax.set_ylabel(f"{what} ({_unit_for(var.attrs.get('units', '?'), label)})")
+            ax.grid(alpha=0.3)
+        axes[0, 0].set_title(var.attrs.get("long_name", name))
+        if "realisation" in var.dims:
+            axes[0, 0].legend(fontsize=8, loc="upper right")
+        axes[-1, 0].set_xlabel("time (s)")
         fig.tight_layout()
         p = out / f"{name}.png"
         fig.savefig(p, dpi=110)
@@ -302,46 +438,99 @@ def _plot(args) -> int:
     return 0
 
 
+def _unit_for(units: str, label: str | None) -> str:
+    """The unit of one component from a mixed-units string ``"N (fx fy fz), N m (mx my mz)"``."""
+    if label is None or "(" not in units:
+        return units
+    for part in units.split("),"):
+        unit, _, members = part.partition("(")
+        if label.rstrip("0123456789") in members.replace(")", "").split():
+            return unit.strip()
+    return units
+
+
+def _number(kind, *, low=None, strict=True, what="a number"):
+    """An argparse type: ``kind`` (int or float) above ``low`` (or at least, ``strict=False``)."""
+
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if not np.isfinite(value) or (low is not None and (value <= low if strict else value < low)):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+
+    return parse
+
+
+_POSITIVE = _number(float, low=0.0, what="a positive number")
+_COUNT = _number(int, low=0, what="a whole number >= 1")
+_SEED = _number(int, low=0, strict=False, what="a whole number >= 0")
+
+
+def _out_folder(text):
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a file; expected a folder (created if missing)")
+    return text
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors in one line (``jaxmbd run: argument --hs: expected a positive number, got '-1'``)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {message} (--help lists the options)\n")
+
+
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="jaxmbd", description="Differentiable multibody dynamics for marine operations")
-    sub = p.add_subparsers(dest="command", required=True)
+    from . import __version__
+
+    p = _Parser(prog="jaxmbd", description="Differentiable multibody dynamics for marine operations")
+    p.add_argument("--version", action="version", version=f"jaxmbd {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     d = sub.add_parser("demo", help="floating crane in irregular waves: tension, DAF and sway statistics, plots")
-    d.add_argument("--out", default="out/demo", help="folder for plots and results (default out/demo)")
-    d.add_argument("--realisations", type=int, default=16)
-    d.add_argument("--duration", type=float, default=600.0, help="seconds simulated per realisation")
-    d.add_argument("--hs", type=float, default=2.5, help="significant wave height (m)")
-    d.add_argument("--tp", type=float, default=9.0, help="peak period (s)")
-    d.add_argument("--chunk", type=int, default=8, help="realisations per batch")
-    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--out", default="out/demo", type=_out_folder, help="folder for plots and results (default out/demo)")
+    d.add_argument("--realisations", type=_COUNT, default=16, help="wave realisations (default 16)")
+    d.add_argument("--duration", type=_POSITIVE, default=600.0, help="seconds simulated per realisation (default 600)")
+    d.add_argument("--hs", type=_POSITIVE, default=2.5, help="significant wave height, m (default 2.5)")
+    d.add_argument("--tp", type=_POSITIVE, default=9.0, help="peak period, s (default 9)")
+    d.add_argument("--chunk", type=_COUNT, default=8, help="realisations per batch (default 8)")
+    d.add_argument("--seed", type=_SEED, default=0, help="seed of the wave realisations (default 0)")
     d.set_defaults(func=_demo)
-    r = sub.add_parser("run", help="simulate a system file; write result.nc and a table of maxima")
-    r.add_argument("system")
-    r.add_argument("--out")
-    r.add_argument("--realisations", type=int)
-    r.add_argument("--duration", type=float)
-    r.add_argument("--seed", type=int)
+    r = sub.add_parser("run", help="simulate a system file (its scenario, if it has one); write result.nc and a "
+                                   "table of maxima with their units")
+    r.add_argument("system", help="the system file (TOML)")
+    r.add_argument("--out", type=_out_folder, help="output folder (default out/<name>)")
+    r.add_argument("--realisations", type=_COUNT, help="wave realisations (default: the file's [simulation])")
+    r.add_argument("--duration", type=_POSITIVE, help="seconds simulated (default: the file's [simulation])")
+    r.add_argument("--seed", type=_SEED, help="seed of the wave realisations (default: the file's)")
+    r.add_argument("--strict", action="store_true", help="fail (exit 3) when the run leaves a model's range of validity")
     r.set_defaults(func=_run)
     s = sub.add_parser("sweep", help="Hs x Tp grid with an operability table (resumes an interrupted sweep)")
-    s.add_argument("system")
-    s.add_argument("--out")
-    s.add_argument("--hs", type=float, nargs="+")
-    s.add_argument("--tp", type=float, nargs="+")
-    s.add_argument("--realisations", type=int)
-    s.add_argument("--duration", type=float)
+    s.add_argument("system", help="the system file (TOML) with a [sweep] table")
+    s.add_argument("--out", type=_out_folder, help="output folder (default out/<name>_sweep)")
+    s.add_argument("--hs", type=_POSITIVE, nargs="+", help="significant wave heights, m (default: [sweep].hs)")
+    s.add_argument("--tp", type=_POSITIVE, nargs="+", help="peak periods, s (default: [sweep].tp)")
+    s.add_argument("--realisations", type=_COUNT, help="wave realisations per cell (default: the file's)")
+    s.add_argument("--duration", type=_POSITIVE, help="seconds simulated per realisation (default: the file's)")
+    s.add_argument("--force", action="store_true",
+                   help="recompute the cells of the output folder that were computed for another configuration")
     s.add_argument("--coordinator", help="host:port of process 0 for a multi-host sweep (or JAXMBD_COORDINATOR)")
-    s.add_argument("--num-processes", type=int, help="number of processes (or JAXMBD_NUM_PROCESSES)")
-    s.add_argument("--process-id", type=int, help="this process's index (or JAXMBD_PROCESS_ID)")
+    s.add_argument("--num-processes", type=_COUNT, help="number of processes (or JAXMBD_NUM_PROCESSES)")
+    s.add_argument("--process-id", type=_SEED, help="this process's index (or JAXMBD_PROCESS_ID)")
     s.set_defaults(func=_sweep)
     tu = sub.add_parser("tune", help="tune the parameters named in the file's [tune] table with gradients")
-    tu.add_argument("system")
-    tu.add_argument("--out")
-    tu.add_argument("--steps", type=int)
+    tu.add_argument("system", help="the system file (TOML) with a [tune] table")
+    tu.add_argument("--out", type=_out_folder, help="output folder (default out/<name>_tune)")
+    tu.add_argument("--steps", type=_COUNT, help="optimiser iterations (default: the file's [tune])")
     tu.add_argument("--smoke", action="store_true", help="two iterations on a short run: checks the table")
     tu.set_defaults(func=_tune)
-    pl = sub.add_parser("plot", help="plot the time series in a result file")
-    pl.add_argument("result")
-    pl.add_argument("variables", nargs="*")
-    pl.add_argument("--out")
+    pl = sub.add_parser("plot", help="plot the outputs in a result file: every realisation's envelope and realisation 0")
+    pl.add_argument("result", help="a result.nc written by jaxmbd run")
+    pl.add_argument("variables", nargs="*", help="outputs to plot, as run prints them (hoist/tension) or as stored "
+                                                 "(hoist_tension); default: every output")
+    pl.add_argument("--out", type=_out_folder, help="folder for the PNGs (default: next to the result)")
     pl.set_defaults(func=_plot)
     args = p.parse_args(argv)
     enable_compilation_cache()
@@ -350,14 +539,22 @@ def main(argv=None) -> int:
 
     try:
         return args.func(args)
-    except Exception as exc:  # input and run errors are one line for the user, anything else a traceback
-        if isinstance(exc, (ModelError, SimulationError, FileNotFoundError)) or type(exc).__name__ in (
-            "SystemFileError",
-            "HydroDataError",
-        ):
+    except KeyboardInterrupt:
+        print("jaxmbd: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # input and run errors are one line for the user
+        import os
+
+        if os.environ.get("JAXMBD_DEBUG"):
+            raise
+        known = isinstance(exc, (ModelError, SimulationError, OSError)) or type(exc).__name__ in (
+            "SystemFileError", "HydroDataError", "SweepError", "ScenarioError", "ResultFileError")
+        if known:
             print(f"jaxmbd: {exc}", file=sys.stderr)
             return 2
-        raise
+        print(f"jaxmbd: internal error: {type(exc).__name__}: {exc} (JAXMBD_DEBUG=1 shows the traceback; "
+              "please report it)", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -1,0 +1,319 @@
+"""Every answer is right, flagged or refused: bad input of every kind gets a one-line error naming
+the file or option, the field and what was expected (never a traceback); results carry their units
+and say when a model left its range."""
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from jaxmbd.cli import main
+from jaxmbd.hydro import bem
+from jaxmbd.hydro.bem import HydroDataError
+from jaxmbd.io.system_file import SystemFileError, load_system
+
+HERE = Path(__file__).resolve().parent
+BARGE = (HERE.parent / "jaxmbd" / "data" / "barge_hydro.nc").as_posix()
+
+# A cargo on a wire rope under a fixed crane tip: small, fast, and slack when the tip drops.
+ROPE = """
+name = "{name}"
+
+[[bodies]]
+name = "cargo"
+joint = "free"
+mass = 1000.0
+radii_of_gyration = [0.5, 0.5, 0.5]
+q0_xyz = [0.0, 0.0, -10.0]
+
+[[forces]]
+kind = "wire_rope"
+name = "hoist"
+body_a = "world"
+point_a = [0.0, 0.0, 0.0]
+body_b = "cargo"
+point_b = [0.0, 0.0, 0.0]
+EA = 1.0e7
+length = {length}
+damping = 1.0e3
+
+[simulation]
+duration = 4.0
+save_dt = 0.05
+method = "rk4"
+dt = 0.005
+"""
+
+
+def _rope_file(tmp_path, name="cargo", length=9.99):
+    path = tmp_path / f"{name}.toml"
+    path.write_text(ROPE.format(name=name, length=length))
+    return path
+
+
+def _one_line_error(capsys, rc, expected_rc=2):
+    err = capsys.readouterr().err.strip()
+    assert rc == expected_rc, err
+    assert err and "\n" not in err and "Traceback" not in err, err
+    return err
+
+
+# --------------------------------------------------------------------------- command line
+CLI_CASES = [
+    (["run", "{file}", "--realisations", "0"], "--realisations"),
+    (["run", "{file}", "--realisations", "1.5"], "--realisations"),
+    (["run", "{file}", "--duration", "0"], "--duration"),
+    (["run", "{file}", "--duration", "-3"], "--duration"),
+    (["run", "{file}", "--duration", "nan"], "--duration"),
+    (["run", "{file}", "--seed", "-1"], "--seed"),
+    (["run", "{file}", "--out", "{existing_file}"], "--out"),
+    (["run", "{file}", "--bogus"], "unrecognized"),
+    (["sweep", "{file}", "--hs", "-1"], "--hs"),
+    (["sweep", "{file}", "--tp", "0"], "--tp"),
+    (["sweep", "{file}", "--realisations", "0"], "--realisations"),
+    (["sweep", "{file}", "--num-processes", "0"], "--num-processes"),
+    (["demo", "--hs", "-1"], "--hs"),
+    (["demo", "--realisations", "0"], "--realisations"),
+    (["demo", "--chunk", "x"], "--chunk"),
+    (["tune", "{file}", "--steps", "0"], "--steps"),
+    ([], "command"),
+    (["frobnicate"], "invalid choice"),
+]
+
+
+@pytest.mark.parametrize("argv, named", CLI_CASES, ids=[" ".join(a[:1] + a[2:]) or "nothing" for a, _ in CLI_CASES])
+def test_bad_options_are_one_line(tmp_path, capsys, argv, named):
+    existing = tmp_path / "taken"
+    existing.write_text("x")
+    argv = [a.format(file=_rope_file(tmp_path), existing_file=existing) for a in argv]
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    err = _one_line_error(capsys, info.value.code)
+    assert named in err
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0 and re.fullmatch(r"jaxmbd \d+\.\d+\.\d+\S*", capsys.readouterr().out.strip())
+
+
+def test_every_option_has_help():
+    import argparse
+
+    from jaxmbd import cli
+
+    parsers = []
+    real = argparse.ArgumentParser.parse_args
+    argparse.ArgumentParser.parse_args = lambda self, *a, **k: parsers.append(self) or (_ for _ in ()).throw(SystemExit(0))
+    try:
+        with pytest.raises(SystemExit):
+            cli.main(["demo"])
+    finally:
+        argparse.ArgumentParser.parse_args = real
+    sub = next(a for a in parsers[0]._actions if isinstance(a, argparse._SubParsersAction))
+    missing = [f"{name} {a.option_strings or a.dest}" for name, p in sub.choices.items() for a in p._actions
+               if not isinstance(a, argparse._HelpAction) and not a.help]
+    assert not missing
+
+
+PLOT_CASES = ["missing", "text", "truncated", "hydro", "unknown_variable", "netcdf_not_result"]
+
+
+@pytest.fixture(scope="module")
+def rope_result(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("rope")
+    assert main(["run", str(_rope_file(tmp)), "--out", str(tmp / "out")]) == 0
+    return tmp / "out" / "result.nc"
+
+
+@pytest.mark.parametrize("case", PLOT_CASES)
+def test_plot_of_a_bad_file_or_variable_is_one_line(tmp_path, capsys, rope_result, case):
+    capsys.readouterr()
+    target, extra = tmp_path / "x.nc", []
+    if case == "text":
+        target.write_text("not netcdf")
+    elif case == "truncated":
+        target.write_bytes(rope_result.read_bytes()[:2000])
+    elif case == "hydro":
+        target = Path(BARGE)
+    elif case == "unknown_variable":
+        target, extra = rope_result, ["hoist/tensoin"]
+    elif case == "netcdf_not_result":
+        xr.Dataset({"a": ("x", np.arange(3.0))}).to_netcdf(target, engine="h5netcdf")
+    err = _one_line_error(capsys, main(["plot", str(target), *extra, "--out", str(tmp_path / "p")]))
+    assert str(target) in err or target.name in err
+
+
+def test_plot_takes_the_names_run_prints(tmp_path, capsys, rope_result):
+    """run prints hoist/tension; the file stores hoist_tension: plot takes either."""
+    assert main(["plot", str(rope_result), "hoist/tension", "hoist_length", "--out", str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == ["hoist_length.png", "hoist_tension.png"]
+
+
+# --------------------------------------------------------------------------- system files
+SYSTEM_CASES = {
+    "name_with_folders": ('name = "../../escape"\n', "name"),
+    "name_absolute": ('name = "/tmp/x"\n', "name"),
+    "hydro_name_with_folders": (None, "hydro[0].name"),
+    "box_hull_omega_max": (None, "hydro[0].omega_max"),
+}
+
+
+@pytest.mark.parametrize("case", SYSTEM_CASES)
+def test_names_and_ignored_keys_are_refused(tmp_path, case):
+    prefix, field = SYSTEM_CASES[case]
+    if prefix is not None:
+        text = prefix + ROPE.format(name="x", length=9.99).replace('name = "x"\n', "", 1)
+    elif case == "hydro_name_with_folders":
+        text = ('[[bodies]]\nname = "barge"\njoint = "free"\nmass = 4.1e5\nradii_of_gyration = [3.5, 5, 5.2]\n'
+                f'[[hydro]]\nname = "a/../../b"\nfile = "{BARGE}"\nradiation = false\n[simulation]\nduration = 1.0\n')
+    else:
+        text = ('[[bodies]]\nname = "barge"\njoint = "free"\nmass = 4.1e5\nradii_of_gyration = [3.5, 5, 5.2]\n'
+                '[[hydro]]\nbox = { length = 20.0, beam = 10.0, draught = 2.0 }\nomega_range = [0.2, 2.0, 10]\n'
+                'omega_max = 3.0\n[simulation]\nduration = 1.0\n')
+    path = tmp_path / "s.toml"
+    path.write_text(text)
+    with pytest.raises(SystemFileError) as info:
+        load_system(path)
+    assert info.value.field == field and "\n" not in str(info.value)
+
+
+def test_byte_order_mark_is_accepted(tmp_path):
+    path = tmp_path / "bom.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + ROPE.format(name="bom", length=9.99).encode())
+    assert load_system(path).system.name == "bom"
+
+
+URDF = """<robot name="r"><link name="base"><inertial><mass {mass}/><inertia ixx="1" iyy="1" izz="{izz}"/></inertial></link>
+<link name="arm"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1"/></inertial></link>
+<joint name="j" type="revolute"><parent link="base"/><child link="arm"/><axis xyz="0 0 1"/></joint></robot>"""
+
+
+@pytest.mark.parametrize("mass, izz, named", [('value="10 kg"', "1", "<mass value>"), ("", "1", "<mass value>"),
+                                              ('value="nan"', "1", "<mass value>"), ('value="1"', "x", "izz")])
+def test_urdf_numbers_are_checked(tmp_path, mass, izz, named):
+    from jaxmbd.joints import ModelError
+    from jaxmbd.model import load_urdf
+
+    path = tmp_path / "r.urdf"
+    path.write_text(URDF.format(mass=mass, izz=izz))
+    with pytest.raises(ModelError, match=re.escape(named)) as info:
+        load_urdf(path)
+    assert str(path) in str(info.value) and "\n" not in str(info.value)
+
+
+def test_urdf_with_byte_order_mark(tmp_path):
+    from jaxmbd.model import load_urdf
+
+    path = tmp_path / "r.urdf"
+    path.write_bytes(b"\xef\xbb\xbf" + URDF.format(mass='value="1"', izz="1").encode())
+    assert load_urdf(path).body_names[-1] == "arm"
+
+
+# --------------------------------------------------------------------------- hydrodynamic files
+def _rm3_with(shared_data, tmp_path, edit):
+    lines = (shared_data / "rm3.out").read_text().splitlines()
+    lines = edit(lines)
+    path = tmp_path / "rm3.out"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _first_row(lines, header, i, j):
+    start = next(k for k, line in enumerate(lines) if line.strip().startswith(header))
+    return next(k for k in range(start, len(lines)) if lines[k].split()[:2] == [str(i), str(j)])
+
+
+@pytest.mark.parametrize("value", ["NaN", "1.9x9E+06", "*********"])
+def test_wamit_row_that_cannot_be_read_is_an_error(shared_data, tmp_path, value):
+    """Before, the table ended at the row and A33 at the first frequency became 0 (exit 0)."""
+    def edit(lines):
+        k = _first_row(lines, "ADDED-MASS AND DAMPING", 3, 3)
+        tok = lines[k].split()
+        lines[k] = f"     3     3   {value}   {tok[3]}"
+        return lines
+
+    path = _rm3_with(shared_data, tmp_path, edit)
+    with pytest.raises(HydroDataError, match=r"line \d+: cannot read") as info:
+        bem.read_wamit(path)
+    assert str(path) in str(info.value)
+
+
+def test_negative_heave_stiffness_is_refused(shared_data, tmp_path):
+    def edit(lines):
+        k = next(i for i, line in enumerate(lines) if line.strip().startswith("C(3,3),C(3,4),C(3,5):"))
+        lines[k] = lines[k].replace("285.52", "-285.52")
+        return lines
+
+    with pytest.raises(HydroDataError, match="heave stiffness .* negative"):
+        bem.read_wamit(_rm3_with(shared_data, tmp_path, edit))
+
+
+# --------------------------------------------------------------------------- results
+def test_result_file_is_self_describing(rope_result):
+    with xr.open_dataset(rope_result, engine="h5netcdf") as ds:
+        for name, var in ds.variables.items():
+            if name in ("q_coord", "v_coord"):
+                continue
+            assert var.attrs.get("units") not in (None, "", "unknown"), name
+        for name in ds.data_vars:
+            assert ds[name].attrs.get("long_name"), name
+        assert ds["hoist_tension"].attrs["units"] == "N" and ds["hoist_sway"].attrs["units"] == "rad"
+        for key in ("Conventions", "jaxmbd_version", "history", "system_file_text", "seed", "validity"):
+            assert key in ds.attrs, key
+        assert "[[forces]]" in ds.attrs["system_file_text"]
+
+
+def test_units_of_every_shipped_element():
+    """Every output of every element the library and its studies build has units."""
+    import jaxmbd.examples as ex
+    from studies.crane_vessel_mc.system import build
+
+    systems = [ex.floating_crane()[0], build("on", "I")[0]]
+    for system in systems:
+        from jaxmbd.simulate import initial_state
+
+        outputs = system.outputs(0.0, initial_state(system, system.model.neutral()))
+        units = system.output_units()
+        assert set(outputs) <= set(units), sorted(set(outputs) - set(units))
+
+
+def test_a_slack_rope_is_flagged_and_strict_fails(tmp_path, capsys):
+    """The cargo starts 1 cm below the rope's length and is thrown up by the stretch: the rope goes
+    slack (tension < 10 % of the start's) and the run says so, in its summary and its file."""
+    path = tmp_path / "slack.toml"
+    path.write_text(ROPE.format(name="slack", length=9.5))  # 5 % stretch at the start: it bounces
+    assert main(["run", str(path), "--out", str(tmp_path / "o")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("WARNING: the run left the range of validity") and "hoist: tension" in out
+    with xr.open_dataset(tmp_path / "o" / "result.nc", engine="h5netcdf") as ds:
+        found = json.loads(ds.attrs["validity"])
+    assert [e["element"] for e in found] == ["hoist"] and found[0]["first_time"] > 0
+    assert main(["run", str(path), "--out", str(tmp_path / "o"), "--strict"]) == 3
+
+
+def test_one_realisation_gives_no_fitted_extreme(rope_result, capsys):
+    """With fewer than 5 maxima no Gumbel fit is shown (before: an MPM equal to the single maximum)."""
+    assert main(["run", str(rope_result.parent.parent / "cargo.toml"), "--out", str(rope_result.parent)]) == 0
+    out = capsys.readouterr()
+    assert "n/a" in out.out and "at least 5 realisations" in out.out
+    assert "is replaced" in out.err  # the earlier result.nc
+
+
+def test_hydro_roll_beyond_range_is_flagged():
+    from jaxmbd import validity
+    from sweep_system import moored_barge
+
+    system = moored_barge()
+    t = np.linspace(0.0, 10.0, 11)
+    eta = np.zeros((2, 11, 6))
+    eta[1, 6:, 3] = np.radians(20.0)  # realisation 1 rolls to 20° from t = 6 s
+    found = validity.check(system, t, {"hydro/eta": eta}, batched=True)
+    assert len(found) == 1
+    e = found[0]
+    assert (e.quantity, e.realisations, e.n_realisations, e.first_time) == ("roll of barge", 1, 2, 6.0)
+    assert e.fraction == pytest.approx(5 / 22) and not e.everywhere
