@@ -317,3 +317,32 @@ def test_hydro_roll_beyond_range_is_flagged():
     e = found[0]
     assert (e.quantity, e.realisations, e.n_realisations, e.first_time) == ("roll of barge", 1, 2, 6.0)
     assert e.fraction == pytest.approx(5 / 22) and not e.everywhere
+
+
+def test_run_runs_the_files_scenario(tmp_path, capsys):
+    """Before, run ignored a [scenario] table without a word; now its phases run, their ends are in
+    the summary and the result file."""
+    text = ROPE.format(name="lowering", length=9.99).replace("damping = 1.0e3", "damping = 1.0e3\nwinch = true")
+    text += """
+[scenario]
+name = "lowering"
+[[scenario.phases]]
+name = "hold"
+max_duration = 1.0
+[[scenario.phases]]
+name = "lower"
+set = { hoist = { payout_rate = 1.0 } }
+until = { output = "cargo/z", op = "<=", value = -11.0 }
+max_duration = 5.0
+"""
+    path = tmp_path / "lowering.toml"
+    path.write_text(text)
+    assert main(["run", str(path), "--out", str(tmp_path / "o")]) == 0
+    out = capsys.readouterr().out
+    assert "hold" in out and "lower" in out
+    with xr.open_dataset(tmp_path / "o" / "result.nc", engine="h5netcdf") as ds:
+        events = json.loads(ds.attrs["events"])
+        assert json.loads(ds.attrs["phases"]) == ["hold", "lower"]
+        z = ds["q"].values[:, 2]
+    assert len(events) == 2 and 1.9 < events[1]["time"] < 3.0  # about 1 m at 1 m/s after the 1 s hold
+    assert z.min() <= -11.0 + 1e-6
