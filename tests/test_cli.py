@@ -107,5 +107,6 @@ def test_run_prints_vector_outputs_by_component(tmp_path, capsys):
     out = capsys.readouterr().out
     for lab in ("fx", "fy", "fz", "mx", "my", "mz"):
         assert f"mooring/force[{lab}]" in out
-    row = next(line for line in out.splitlines() if "mooring/force[fx]" in line)
-    assert float(row.split()[1]) < 0  # the spring pulls the block back towards x = 0: fx < 0 at its largest
+    row = next(line for line in out.splitlines() if "mooring/force[fx]" in line).split()
+    assert row[1] == "N" and next(r for r in out.splitlines() if "[mx]" in r).split()[1:3] == ["N", "m"]
+    assert float(row[2]) < 0  # the spring pulls the block back towards x = 0: fx < 0 at its largest
