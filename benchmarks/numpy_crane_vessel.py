@@ -1,4 +1,4 @@
-"""Seed 003's crane vessel in plain NumPy: the peer of the end-to-end benchmark.
+"""Cibicik et al. (2019)'s crane vessel in plain NumPy: the peer of the end-to-end benchmark.
 
 This is the model a user would write by hand without jaxmbd, for SciPy's
 ``solve_ivp``: NumPy arrays, 6x6 Plücker matrices and Python loops over the
@@ -115,7 +115,7 @@ def _bracket(grid, x):
 
 
 class CraneVesselNumpy:
-    """Seed 003's crane vessel (``studies/crane_vessel_mc/system.py``), NumPy only.
+    """Cibicik et al. (2019)'s crane vessel (``studies/crane_vessel_mc/system.py``), NumPy only.
 
     ``system``: the jaxmbd ``System`` returned by ``build``; its numbers are
     copied here with ``np.asarray`` and nothing of jaxmbd is called afterwards.
@@ -493,7 +493,7 @@ def run_rk4(peer, y0, duration, dt, save_dt):
 
 
 def build_system(mc="on", location="I", **overrides):
-    """Seed 003's crane vessel from ``studies/crane_vessel_mc/system.py``: ``(System, q0)``."""
+    """Cibicik et al. (2019)'s crane vessel from ``studies/crane_vessel_mc/system.py``: ``(System, q0)``."""
     import sys
     from pathlib import Path
 

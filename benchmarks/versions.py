@@ -8,7 +8,7 @@ jaxmbd of its own checkout (it runs with that checkout as its working directory 
 ``sys.path``), builds the two systems with the API both versions share, compiles, then times
 ``simulate`` three times and keeps the median:
 
-* crane vessel: ``studies/crane_vessel_mc`` (seed 003, MC on, location I), 16 realisations of 600 s,
+* crane vessel: ``studies/crane_vessel_mc`` (Cibicik et al. 2019, MC on, location I), 16 realisations of 600 s,
   RK4 at 0.1 s, saves every 0.5 s (as ``benchmarks.simulation``);
 * floating crane: ``jaxmbd.examples.floating_crane`` in JONSWAP Hs 2.5 m, Tp 9 s (the demo's system),
   16 realisations of 600 s, RK4 at 0.05 s, saves every 0.25 s.

@@ -97,7 +97,7 @@ def _demo(args) -> int:
     sea = SeaState(spectrum=JONSWAP(args.hs, args.tp), n_frequencies=80, omega_min=0.2, omega_max=1.8,
                    mean_direction=jnp.asarray(0.0))
     system, q_guess = floating_crane(waves=sea)
-    print(f"jaxmbd demo: seed 001's floating crane (18,000 t barge, 1,000 t cargo on two hoist ropes) in a JONSWAP "
+    print(f"jaxmbd demo: Ham et al. (2009)'s floating crane (18,000 t barge, 1,000 t cargo on two hoist ropes) in a JONSWAP "
           f"sea Hs = {args.hs} m, Tp = {args.tp} s, waves from stern to bow; {args.realisations} realisations of "
           f"{args.duration:.0f} s on {jax.devices()[0].platform.upper()}")
     t0 = time.perf_counter()

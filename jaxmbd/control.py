@@ -37,7 +37,7 @@ class JointPD(ForceElement):
 
     With ``gravity_compensation`` (off unless asked for) the joints also get the
     torque that holds the tree against gravity at the current configuration
-    (seed 003, Sec. 5), so the set point is held without steady-state error; it
+    (Cibicik et al. 2019, Sec. 5), so the set point is held without steady-state error; it
     is a feed-forward that carries the whole weight hanging below the joints,
     so a PD used as a damper (k_p = 0) or on a floating body must leave it off.  Integral action adds
     one state per joint when ``integral`` is true.  Outputs: ``torque`` (per joint).
@@ -82,7 +82,7 @@ class JointPD(ForceElement):
 
 
 class MotionCompensation(ForceElement):
-    """Roll-and-pitch compensation platform (seed 003): PD on two joints (roll about x, then pitch about y).
+    """Roll-and-pitch compensation platform (Cibicik et al. 2019): PD on two joints (roll about x, then pitch about y).
 
     ``mode = "on"`` keeps the platform body level: the errors are its roll and
     pitch in the world (z-y-x Euler angles) and the rates its angular velocity

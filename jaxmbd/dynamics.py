@@ -959,7 +959,7 @@ def nonlinear_effects(model: Model, q, v, f_ext=None):
 
 
 def mass_matrix_velocity_transformation(model: Model, q):
-    """Joint-space inertia by seed 001's velocity transformation, M̄ = Jᵀ M J with J = H T R.
+    """Joint-space inertia by Ham et al. (2009)'s velocity transformation, M̄ = Jᵀ M J with J = H T R.
 
     R (6n x nv) holds each joint's motion subspace as a world-frame spatial
     twist referred to the world origin; T (6n x 6n) is the path matrix, block

@@ -21,7 +21,7 @@ def rod(mass: float, length: float, axis: int = 0, radius: float = 0.0) -> Body:
 
 
 def four_link(length: float = 0.1, mass: float = 1.0) -> Model:
-    """Seed 001's 4-link pendulum: four uniform links in the x-z plane on revolute joints about y.
+    """Ham et al. (2009)'s 4-link pendulum: four uniform links in the x-z plane on revolute joints about y.
 
     At q = 0 the links lie along +x (horizontal); gravity is −z.
     """
@@ -59,11 +59,11 @@ def chain(n: int, length: float = 0.5, mass: float = 1.0) -> Model:
 
 
 def crane_vessel(crane_offset_y: float = 0.0) -> Model:
-    """Seed 003's eight-body serial chain: vessel (free) / platform roll / platform pitch / king /
+    """Cibicik et al. (2019)'s eight-body serial chain: vessel (free) / platform roll / platform pitch / king /
     boom 1 / boom 2 / payload pendulum (two axes); nv = 13.
 
     Lengths l1..l7 = 0, 13, 10, 10, 8, 0, 15 m and masses m1..m7 = 0.01, 140, 70, 40, 30, 0.01, 20 t
-    (seed 003, Tables 1-2), centres of gravity at l_i/2 (d7 = l7).  The vessel is
+    (Cibicik et al. 2019, Tables 1-2), centres of gravity at l_i/2 (d7 = l7).  The vessel is
     6,362 t with the radii of gyration of a supply vessel of 82.5 m x 18 m
     (0.35 B, 0.25 L, 0.25 L); its origin is on the waterline above the centre of gravity.
     """
@@ -109,7 +109,7 @@ def crane_barge_hydro_path():
 
 def make_crane_barge_hydro(path=None):
     """Regenerate the crane barge's BEM data: a box 110 m x 46 m x 3.56 m draught (18,000 t of
-    displacement, seed 001's crane with ballast), 3 m panels, 20 frequencies 0.15-1.8 rad/s,
+    displacement, Ham et al. (2009)'s crane with ballast), 3 m panels, 20 frequencies 0.15-1.8 rad/s,
     headings 0-180 deg every 45 deg, deep water; rotation centre and centre of mass on the
     waterline at midship, so the restoring matrix holds buoyancy only (the model applies the
     weight)."""
@@ -123,7 +123,7 @@ def make_crane_barge_hydro(path=None):
 
 
 def floating_crane(waves=None, *, rope_EA=1.2e9, rope_damping=1.2e5, ramp_time=30.0, hydro=None):
-    """Seed 001's floating crane: a crane barge of 18,000 t with its ballast (hull 110 x 46 m,
+    """Ham et al. (2009)'s floating crane: a crane barge of 18,000 t with its ballast (hull 110 x 46 m,
     3.56 m draught), two booms on fixed joints, and a 1,000 t cargo on two hoist ropes from the
     boom tips (the closed loop of the paper, cut into two rope elements).
 

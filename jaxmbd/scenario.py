@@ -1,7 +1,7 @@
 """Scenarios: an operation as an ordered sequence of phases, each started by a command and ended by a
 time or a state.
 
-A shipyard lift (seed 000) is hoisting-up, transport, turn-over, hoisting-down: each phase gives new
+A shipyard lift (Ku et al. 2012) is hoisting-up, transport, turn-over, hoisting-down: each phase gives new
 values to parameters of force elements and controllers (a winch's pay-out rate, a trolley's set
 point) and lasts until a real-valued condition on the state crosses zero (the block is 2 m up; the
 gantry is at the dock and has stopped) or until its time limit.

@@ -203,7 +203,7 @@ class Integrator:
 
     ``checkpoint``: what reverse mode (``jax.grad``) keeps of a fixed-step run.
     ``"steps"``: the state at every stage of every step (memory grows with the
-    steps: 600 s of seed 003's crane vessel at 0.1 s, RK4, 77 states: 15 MB); ``"saves"``:
+    steps: 600 s of Cibicik et al. (2019)'s crane vessel at 0.1 s, RK4, 77 states: 15 MB); ``"saves"``:
     one state per save, each save interval's steps run again in the backward pass
     (memory grows with the saves; the gradient costs about one forward run more:
     4.2x the forward run instead of 3.0x for that crane vessel); ``"auto"``
@@ -376,7 +376,7 @@ def _check_finite(system: System, ts, ys, result_code):
         )
 
 
-# Default batch on the CPU (seed 003's crane vessel, 256 x 600 s on two cores, back to back: 0.208 s
+# Default batch on the CPU (Cibicik et al. 2019's crane vessel, 256 x 600 s on two cores, back to back: 0.208 s
 # per realisation in one batch of 256, 0.248 s in batches of 128, 0.254 s in batches of 64).  With
 # XLA's YNN fusions on (before ``import jaxmbd`` switched them off) 64 had been best: 0.175 s against
 # 0.33 s in one batch, on a quieter machine.

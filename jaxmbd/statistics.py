@@ -3,7 +3,7 @@
 Per realisation, the largest value of an output over time; across
 realisations, mean, standard deviation, percentiles and the most probable
 maximum (MPM) from a Gumbel fit; the dynamic amplification factor
-DAF = max tension / static tension (seeds 001 and 004).
+DAF = max tension / static tension (Ham et al. 2009, Hong et al. 2016).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A small crane vessel for tests and smoke runs: seed 003's structure at a fraction of the cost.
+"""A small crane vessel for tests and smoke runs: Cibicik et al. (2019)'s structure at a fraction of the cost.
 
 ``small_crane_vessel`` keeps what the tuning acts on (roll-and-pitch motion
 compensation platform, king, boom, payload on a wire rope, reported reaction

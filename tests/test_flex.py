@@ -1,6 +1,6 @@
 """Tests of jaxmbd.flex: 3-D beam elements and the floating-frame flexible body.
 
-Reference case (seed 004, Section III, Table 2): steel cantilever L = 10 m,
+Reference case (Hong et al. 2016, Section III, Table 2): steel cantilever L = 10 m,
 E = 210 GPa, I = 8.33e-6 m⁴, A = 0.01 m², ρ = 7850 kg/m³. Each test states its
 tolerance and why.
 """
@@ -110,9 +110,9 @@ def test_element_mass_matches_closed_form():
 
 
 def test_cantilever_self_weight_tip_deflection():
-    """Tip deflection under own weight = qL⁴/(8EI), q = ρAg (seed 004 eq. 30).
+    """Tip deflection under own weight = qL⁴/(8EI), q = ρAg (Hong et al. 2016 eq. 30).
 
-    With these numbers qL⁴/(8EI) = 0.5503 m. Seed 004 prints 0.0557 m, but its
+    With these numbers qL⁴/(8EI) = 0.5503 m. Hong et al. (2016) prints 0.0557 m, but its
     own data give ≈ 0.55 m; we trust the formula. The brief asks for 1 %; we
     assert 1e-9 relative because cubic Hermite elements with the consistent
     load vector are nodally exact for a uniform load (only round-off remains),

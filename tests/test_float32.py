@@ -27,7 +27,7 @@ def _cast(x):
 
 
 def _floating_crane_with_every_element(sea):
-    """Seed 001's crane (hydrodynamics with radiation memory, two ropes, mooring) plus wind on the
+    """Ham et al. (2009)'s crane (hydrodynamics with radiation memory, two ropes, mooring) plus wind on the
     barge, a spring-damper to the cargo and a winch rope paying out with heave compensation."""
     system, q0 = floating_crane(sea)
     extra = (

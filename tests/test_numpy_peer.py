@@ -1,6 +1,6 @@
 """The NumPy peer of the end-to-end benchmark (benchmarks/numpy_crane_vessel.py) is the same model.
 
-Seed 003's crane vessel, one wave realisation.  The right-hand sides agree to
+Cibicik et al. (2019)'s crane vessel, one wave realisation.  The right-hand sides agree to
 roundoff: jaxmbd takes the joint accelerations from the articulated-body
 algorithm, the peer from a mass-matrix solve (condition number about 3e4), and
 both sum 540 wave components of up to 2e7 N; at random states each block of

@@ -158,7 +158,7 @@ def test_tune_reduces_loss(problem, tmp_path):
 
 @pytest.mark.slow
 def test_crane_vessel_tuning_study_smoke(tmp_path):
-    """studies/tuning/crane_vessel.py --smoke: seed 003's full system, one iteration, a report and plots
+    """studies/tuning/crane_vessel.py --smoke: Cibicik et al. (2019)'s full system, one iteration, a report and plots
     (about 3 minutes of compiles on two cores, so under ``-m slow``)."""
     import json
     import sys

@@ -1,4 +1,4 @@
-"""Seed 004's OSV lift (studies/osv_lift): static tension, rigid vs flexible boom.
+"""Hong et al. (2016)'s OSV lift (studies/osv_lift): static tension, rigid vs flexible boom.
 
 The system compiles once per boom model (rigid / flexible) and is shared between the tests
 through module-level caches.
@@ -35,7 +35,7 @@ def test_static_tension_equals_manifold_weight(flexible):
 
 def test_flexible_boom_amplifies_more_than_rigid():
     """Heading 0, T = 10.5 s, amplitude 1 m, 40 s (the wave ramps up over 20 s), RK4 at 0.02 s:
-    the flexible boom's DAF exceeds the rigid one's (seed 004 Table 7's trend).  The margin is
+    the flexible boom's DAF exceeds the rigid one's (Hong et al. 2016 Table 7's trend).  The margin is
     small in our model (the boom's coupled bending mode, about 1 s, is far below the 10.5 s
     wave, so the flexible tip adds about 1 % to the dynamic part of the tension); the run is
     deterministic, so the strict inequality is the test and both DAFs must be within 1 ... 1.2."""

@@ -1,4 +1,4 @@
-"""Seed 001's studies in their smoke forms: four-link energy and route agreement, floating crane."""
+"""Ham et al. (2009)'s studies in their smoke forms: four-link energy and route agreement, floating crane."""
 
 import importlib.util
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""Seed 002's two WEC test systems: the non-linear joint-coordinate time domain against the linear
+"""The MBS4WEC paper's two WEC test systems: the non-linear joint-coordinate time domain against the linear
 frequency domain (studies/hinged_barges, studies/reaction_mass_buoy).
 
 Both sides use the same cached Capytaine coefficients; the time domain adds the radiation

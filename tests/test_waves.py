@@ -39,7 +39,7 @@ def test_pierson_moskowitz_is_jonswap_gamma_one_and_peaks_at_tp():
     s = pm.density(w)
     assert abs(float(w[jnp.argmax(s)]) - 2 * np.pi / 10.0) < 2e-3
     np.testing.assert_allclose(s, W.JONSWAP(2.0, 10.0, gamma=1.0).density(w), rtol=1e-12)
-    # Seed 003's closed-form factor 0.2053 for gamma = 3.3 is within ~1 % of the numeric one.
+    # Cibicik et al. (2019)'s closed-form factor 0.2053 for gamma = 3.3 is within ~1 % of the numeric one.
     c = float(W.JONSWAP(1.0, 1.0).normalisation()) * 5 / 16
     assert abs(c - 0.2053) / 0.2053 < 0.01
 
@@ -87,7 +87,7 @@ def test_realise_is_pure_in_key_and_vmaps():
 
 def test_energy_and_directional_spreading_recovered():
     # Energy per direction from the components = spreading weights; weights sum to 1 and follow
-    # (2/pi) cos^2 (seed 003 eq. 3) at the bin centres to 1e-12 (deterministic directions).
+    # (2/pi) cos^2 (Cibicik et al. 2019 eq. 3) at the bin centres to 1e-12 (deterministic directions).
     spec = W.JONSWAP(3.0, 10.0)
     m = 12
     comp = _realise(spec, jax.random.key(5), n_frequencies=300, omega_min=0.1, omega_max=4.0,

@@ -3,7 +3,7 @@
 ``beam``: element matrices, ``BeamMesh`` assembly, boundary conditions, modes,
 Rayleigh damping. ``body``: the FFR flexible body (inertia invariants,
 generalized mass matrix, quadratic velocity, elastic and gravity forces, node
-kinematics and forces). Follows seed 004 (Hong et al. 2016) and Shabana (2005).
+kinematics and forces). Follows Hong et al. (2016) and Shabana (2005).
 """
 
 from .beam import (

@@ -1,6 +1,6 @@
 """Three-dimensional Euler-Bernoulli beam elements, assembly, modes and damping.
 
-Follows seed 004 (Hong, Roh, Ham, Ha 2016, "Dynamic simulation of subsea
+Follows Hong, Roh, Ham and Ha (2016, "Dynamic simulation of subsea
 equipment installation ... flexible multibody system dynamics"), Section II.1
 and Appendix A1, which in turn follow Shabana (2005) and Przemieniecki (1968).
 
@@ -136,7 +136,7 @@ def element_shape(xi, length) -> tuple[Array, Array]:
 
     Returns:
         (S, R): S (3, 12) maps the element nodal coordinates e to the
-        displacement of the neutral-axis point (seed 004 Appendix A1, S^ij with
+        displacement of the neutral-axis point (Hong et al. 2016 Appendix A1, S^ij with
         η = ζ = 0); R (3, 12) maps e to the small rotation [θx, θy, θz] of the
         cross-section at ξ (θx linear, θy = −u_z', θz = u_y').
     """
@@ -152,7 +152,7 @@ def element_stiffness(length, E, G, A, Iy, Iz, J) -> Array:
     K = ∫₀ˡ Bᵀ diag(EA, GJ, EI_z, EI_y) B dx with B the rows
     [u', θx', u_y'', u_z''] (strain energy ½∫ EA u'² + GJ θx'² + EI_z u_y''² +
     EI_y u_z''² dx), i.e. D (EA/l K_u + GJ/l K_θ + EI_z/l³ K_v + EI_y/l³ K_w) D.
-    This is the matrix K̄^ij of seed 004 Appendix A1 (Przemieniecki's 3-D beam;
+    This is the matrix K̄^ij of Hong et al. (2016) Appendix A1 (Przemieniecki's 3-D beam;
     the printed matrix is garbled, the tests check the closed-form entries
     12EI/l³, 6EI/l², 4EI/l, 2EI/l, EA/l, GJ/l). Iy, Iz: second moments of area
     about the element y and z axes (m⁴); J: torsion constant (m⁴).

@@ -1,6 +1,6 @@
 """Flexible body in the floating frame of reference (FFR).
 
-Seed 004, Section II (eqs. 14-29), after Shabana (2005): the body frame moves
+Hong et al. (2016), Section II (eqs. 14-29), after Shabana (2005): the body frame moves
 rigidly; the position of a neutral-axis point is (eq. 16)
 
     r_P = R + A (x0 + u),      u = N(s) q_n = N(s) P q_f
@@ -13,7 +13,7 @@ eq. 15) or mass-normalised modes (q_n = Φ η). Each cross-section also carries
 the small rotation θ(s) = R_θ(s) P q_f and a rotational inertia J_s per length.
 
 Velocities. Unlike the seed (Euler-angle rates θ̇ and the matrix Ḡ, eq. 17) the
-reference motion is the body-frame twist [v; ω] (linear first, DESIGN.md):
+reference motion is the body-frame twist [v; ω] (linear first, docs/conventions.md):
 v = Aᵀ Ṙ, ω̃ = Aᵀ Ȧ. The generalized velocity is ν = [v; ω; q̇_f] (6 + n_f),
 and the velocity of P in body components is (cf. eq. 18)
 
@@ -43,7 +43,7 @@ d'Alembert's principle with the body-frame acceleration of P
 
 they read (eq. 28)  M(q_f) [v̇; ω̇; q̈_f] = Q_v + Q_e + Q_g + Q_ext, where v̇, ω̇ are
 the plain time derivatives of the body-frame components (the "apparent"
-acceleration, DESIGN.md's body-frame spatial acceleration), and
+acceleration, docs/conventions.md's body-frame spatial acceleration), and
 
     Q_v,v = −[ m ω×v + ω×(ω×S) + 2 ω×(S̄ q̇) ]
     Q_v,ω = −[ S×(ω×v) + ω×((J_r + J_sec) ω) + 2 (tr G 1 − G) ω + ω×(J_θ q̇) ]

@@ -1,4 +1,4 @@
-"""Linear mooring on one body (seed 002, eq. 11)."""
+"""Linear mooring on one body (MBS4WEC, eq. 11)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Linear spring-damper(-actuator) between two points (seed 002, eq. 12-16)."""
+"""Linear spring-damper(-actuator) between two points (MBS4WEC, eq. 12-16)."""
 
 from __future__ import annotations
 

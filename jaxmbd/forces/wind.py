@@ -1,4 +1,4 @@
-"""Wind drag on a body (seed 004, eq. 31)."""
+"""Wind drag on a body (Hong et al. 2016, eq. 31)."""
 
 from __future__ import annotations
 

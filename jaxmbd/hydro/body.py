@@ -2,7 +2,7 @@
 
 For the bodies' displacements η and velocities ν (surge, sway, heave, roll,
 pitch, yaw of each hydrodynamic reference point from its equilibrium, in the
-equilibrium frame; DESIGN.md), Cummins' equation gives the loads
+equilibrium frame; docs/conventions.md), Cummins' equation gives the loads
 
     F = F_exc(t) − A(∞) ν̇ − ∫₀ᵗ K(t − τ) ν(τ) dτ − C_b η + W_b − B_v ν − D |ν| ν
 

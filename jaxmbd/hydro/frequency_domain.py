@@ -14,7 +14,7 @@ e^{+iωt} convention of many textbooks the same matrix reads
 −ω²(M+A) + iω(B+B_ext) + C + K_ext and X is the complex conjugate.)
 
 Constraints: with a velocity transformation P (n_dof × n_red), η = P q,
-the reduced system (Pᵀ Z P) q = Pᵀ F̂ is solved and P q returned (seed 002's
+the reduced system (Pᵀ Z P) q = Pᵀ F̂ is solved and P q returned (MBS4WEC's
 velocity transformation; joints between bodies, DOFs locked to the world).
 Runs in JAX so RAOs can be differentiated (e.g. with respect to PTO damping).
 """

@@ -134,7 +134,7 @@ class JONSWAP(eqx.Module):
     Without C the integral of the Pierson-Moskowitz part is exactly Hs²/16; the
     normalisation C = 1 / (16 ∫ shape) is computed numerically (Simpson on
     ω/ωp ∈ [0.3, 8] plus the closed-form tail), so it is exact to ~1e-10 and
-    stays differentiable in γ, σa, σb. Seed 003, eq. 1 writes the same spectrum
+    stays differentiable in γ, σa, σb. Cibicik et al. (2019), eq. 1 writes the same spectrum
     with the closed-form factor 0.2053 = (5/16)(1 − 0.287 ln γ) for γ = 3.3,
     which is within about 1 % of this C.
     """
@@ -199,7 +199,7 @@ def spreading_function(theta, mean_direction=0.0, s=1):
         D(θ) = C_s cos^{2s}(θ − θ̄)   for |θ − θ̄| < π/2,   0 otherwise,
         C_s = Γ(s + 1) / (√π Γ(s + 1/2)),   ∫ D dθ = 1.
 
-    s = 1 is seed 003, eq. 3: D = (2/π) cos²(θ − θ̄). (This is the
+    s = 1 is Cibicik et al. (2019), eq. 3: D = (2/π) cos²(θ − θ̄). (This is the
     "cos^{2s}(θ − θ̄), |θ − θ̄| < π/2" family, not the full-circle
     cos^{2s}((θ − θ̄)/2) one.) θ − θ̄ is wrapped to (−π, π].
     """
@@ -253,7 +253,7 @@ def realise(
     water_depth: float = math.inf,
     g: float = G_DEFAULT,
 ) -> WaveComponents:
-    """Draw a wave realisation from a spectrum (seed 003, eqs. 3-5).
+    """Draw a wave realisation from a spectrum (Cibicik et al. 2019, eqs. 3-5).
 
     Frequencies: [omega_min, omega_max] is cut into ``n_frequencies`` equal bins
     of width Δω; each component frequency is drawn uniformly inside its bin

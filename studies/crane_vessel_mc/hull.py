@@ -1,6 +1,6 @@
 """The supply vessel's hull and its Capytaine coefficients (cached NetCDF beside this file).
 
-Seed 003 takes the supply vessel of the MSS toolbox (Lpp 82.5 m, draught
+Cibicik et al. (2019) takes the supply vessel of the MSS toolbox (Lpp 82.5 m, draught
 6.0 m, 6,362 t; its quoted breadth 8.0 m cannot float 6,362 t at 6 m draught:
 82.5 x 8 x 6 m x 1.025 t/m³ = 4,059 t even as a box).  We do not have the MSS
 data, so we compute the coefficients ourselves with Capytaine for a box hull

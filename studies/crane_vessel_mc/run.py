@@ -1,4 +1,4 @@
-"""Seed 003, Sec. 5-6: motion compensation on vs off, crane at locations I and II, over many realisations.
+"""Cibicik et al. (2019), Sec. 5-6: motion compensation on vs off, crane at locations I and II, over many realisations.
 
     python studies/crane_vessel_mc/run.py --smoke      # location I, 1 x 30 s per mode, coarse sea, no files
     python studies/crane_vessel_mc/run.py              # full: 4 realisations x 200 s per case -> results.json,
@@ -32,7 +32,7 @@ WRENCH = {
     "q1": ("fx1", "fy1", "fz1", "nx1 (tau7)", "ny1", "nz1"),
     "q3": ("fx3", "fy3", "fz3", "nx3", "ny3", "nz3 (tau9)"),
 }
-# Seed 003, Tables 3 and 4 and Sec. 6: reduction of the maxima (%).
+# Cibicik et al. (2019), Tables 3 and 4 and Sec. 6: reduction of the maxima (%).
 PAPER = {
     "I": {"theta1": 66.5, "theta2": 99.7, "nx1 (tau7)": 29.3, "ny1": 99.7, "nz1": 88.6, "fx1": 76.5, "fy1": 77.4,
           "fz1": 0.0, "nx3": 99.6, "ny3": 24.5, "nz3 (tau9)": 99.8, "fx3": 76.3, "fy3": 99.2, "fz3": 0.0},

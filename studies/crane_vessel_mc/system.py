@@ -1,8 +1,8 @@
-"""Seed 003: knuckle-boom crane on a supply vessel with a roll-and-pitch compensation platform.
+"""Cibicik et al. (2019): knuckle-boom crane on a supply vessel with a roll-and-pitch compensation platform.
 
 ``build(mc="on"|"off", location="I"|"II", **overrides) -> (System, q0)``.
 
-Eight bodies in a serial chain (seed 003, Sec. 3.2 and Tables 1-2):
+Eight bodies in a serial chain (Cibicik et al. 2019, Sec. 3.2 and Tables 1-2):
 
     vessel (Free) / platform_roll (q1, about x) / platform (q2, about y) / king (q3, slew about z)
     / boom1 (q4, luff) / boom2 (q5, knuckle) / hook (q6, in the boom plane) / payload (q7, out of it)
@@ -62,7 +62,7 @@ JOINTS = ("q1", "q2", "q3", "q4", "q5", "q6", "q7")
 
 
 class SwayProbe(ForceElement):
-    """No force; outputs the payload's sway angles in the world (seed 003, Fig. 6).
+    """No force; outputs the payload's sway angles in the world (Cibicik et al. 2019, Fig. 6).
 
     The payload's orientation is written R = Rx(θ1) Ry(θ2) acting on the plumb
     line: with u the unit vector from the hook to the payload, u = (−sin θ2,
@@ -198,7 +198,7 @@ def build(
     ramp_time=20.0,
     hydro=None,
 ):
-    """Seed 003's crane vessel.  Returns ``(System, q0)``.
+    """Cibicik et al. (2019)'s crane vessel.  Returns ``(System, q0)``.
 
     ``mc``: "on" keeps the platform level (PD on its world roll and pitch),
     "off" locks it parallel to the deck (PD on q1, q2 towards 0); both with

@@ -1,7 +1,7 @@
-"""Seed 001, Fig. 5-6: four revolute links (0.1 m, 1 kg) released under gravity.
+"""Ham et al. (2009), Fig. 5-6: four revolute links (0.1 m, 1 kg) released under gravity.
 
 Two routes to the same motion: the articulated-body algorithm (jaxmbd's
-forward dynamics) and seed 001's velocity transformation, M̄ = Jᵀ M J with
+forward dynamics) and Ham et al. (2009)'s velocity transformation, M̄ = Jᵀ M J with
 J = H T R, solved with a Cholesky factorisation.  Writes angles.png and
 prints the energy drift and the largest difference between the routes.
 

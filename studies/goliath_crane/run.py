@@ -1,4 +1,4 @@
-"""Seed 000: shipyard block lifting with a goliath crane as a sequence of phases (Fig. 9 and 10).
+"""Ku et al. (2012): shipyard block lifting with a goliath crane as a sequence of phases (Fig. 9 and 10).
 
 A main girder travels on rails (prismatic along x); an upper and a lower trolley slide on it
 (prismatic along y); an 828.5 t block hangs from six wire ropes, four from the upper trolley and two
@@ -6,12 +6,12 @@ from the lower one.  The operation is a :class:`jaxmbd.scenario.Scenario`: hoist
 block is 15 m up), transport to the dock (until the girder is at the dock and has stopped), turn-over
 (the block turned upside down about the x axis by hauling one trolley's ropes in while the other's pay
 out and the trolleys cross over), hoisting-down.  Writes the tension of every rope over time with the
-phase boundaries marked (seed 000 Fig. 10).
+phase boundaries marked (Ku et al. 2012 Fig. 10).
 
     python studies/goliath_crane/run.py           # full operation, about 900 s simulated
     python studies/goliath_crane/run.py --smoke   # a few seconds of each phase kind (CI)
 
-Geometry (seed 000 gives the block mass and the crane's main dimensions only; the rest is ours):
+Geometry (Ku et al. 2012 gives the block mass and the crane's main dimensions only; the rest is ours):
 block 24 m (x) x 20 m (y) x 12 m (z), uniform box inertia, frame at its centre of mass.  Lugs on
 brackets off the two end faces (x = ±12 m), at the height of the centre of mass, so the ropes hang in
 planes the turning block never crosses.  Upper trolley: four ropes to lugs A at y = +5 m (two per end,
@@ -43,7 +43,7 @@ from jaxmbd.system import System
 
 HERE = pathlib.Path(__file__).resolve().parent
 G = 9.81
-BLOCK_MASS = 828.5e3                   # kg (seed 000, Fig. 9)
+BLOCK_MASS = 828.5e3                   # kg (Ku et al. 2012, Fig. 9)
 BLOCK_SIZE = (24.0, 20.0, 12.0)        # m, x (along the girder travel) y (along the girder) z
 GANTRY_MASS = 2500e3                   # kg: girder and legs (our choice; 177 m x 103.6 m crane)
 UPPER_TROLLEY_MASS = 150e3             # kg
@@ -148,7 +148,7 @@ def turn_over_phases(n: int, duration: float, ea: float = EA) -> list[dict]:
 
 def scenario_dict(*, lift: float = 15.0, dock: float = 120.0, hoist_speed: float = 0.1, travel_speed: float = 0.5,
                   n_turn: int = 12, turn_phase: float = 20.0, z0: float = Z_START) -> dict:
-    """The operation of seed 000 (Sec. 5, events a-d) as a scenario dict (schema: jaxmbd.scenario)."""
+    """The operation of Ku et al. (2012, Sec. 5, events a-d) as a scenario dict (schema: jaxmbd.scenario)."""
     deg = math.pi / 180.0
     return {"name": "goliath crane block lifting", "phases": [
         {"name": "hoisting-up", "set": {"rope_*": {"payout_rate": -hoist_speed}},
@@ -266,7 +266,7 @@ def main(argv=None):
     print(f"final tilt {s['final_tilt_deg']:.2f} deg; tension range {s['T_min_t']:.1f} .. {s['T_max_t']:.1f} t; "
           f"wall {wall:.1f} s")
     stem = "goliath_crane_smoke" if args.smoke else "goliath_crane_tension"
-    plot(res, out / f"{stem}.png", "Goliath crane, 828.5 t block on six ropes (seed 000 Fig. 10)"
+    plot(res, out / f"{stem}.png", "Goliath crane, 828.5 t block on six ropes (Ku et al. 2012 Fig. 10)"
          + (" - smoke form" if args.smoke else ""))
     (out / f"{stem}.json").write_text(json.dumps(s, indent=1))
     print("wrote", out / f"{stem}.png")

@@ -1,4 +1,4 @@
-"""Seed 002 (MBS4WEC), Fig. 2-4: three hinged barges in head seas, time domain vs linear frequency domain.
+"""The MBS4WEC paper (MBS4WEC), Fig. 2-4: three hinged barges in head seas, time domain vs linear frequency domain.
 
     python studies/hinged_barges/run.py            # full: H = 0.5 m and H = 6 m, 400 s, plots, table
     python studies/hinged_barges/run.py --smoke    # CI: short run from the cached BEM file, no plots
@@ -8,7 +8,7 @@ three identical box barges 20 m long, 10 m wide, 2 m draught, 1 m apart, hinged
 on the waterline at the middle of each gap; centre of mass of each barge on the
 waterline at its centre (the paper puts the body frames at the centres of mass
 and the hinge axes in the still-water plane); mass = displaced mass; inertia of
-a uniform 20 x 10 x 4 m block.  Linear mooring (seed 002 eq. 11) on the root
+a uniform 20 x 10 x 4 m block.  Linear mooring (MBS4WEC eq. 11) on the root
 (barge 1) at its centre: surge and sway 20 kN/m, yaw 2e7 N m/rad, critical
 damping ratio about 0.5 for the surge of the whole chain.  Waves: regular,
 T = 6.8966 s, travelling along +x (β = 0) from barge 1 towards barge 3 along the
@@ -87,7 +87,7 @@ def barge_inertia(m):
 
 
 def mooring_matrices(hd):
-    """Seed 002 eq. 11 on barge 1 at its centre: K (6x6), C (6x6)."""
+    """The MBS4WEC paper eq. 11 on barge 1 at its centre: K (6x6), C (6x6)."""
     m_tot = 3 * barge_mass(hd)
     a11 = float(np.asarray(hd.added_mass_inf)[0::6, 0::6].sum())  # surge added mass of the chain
     b_surge = 2 * 0.5 * np.sqrt(K_SURGE * (m_tot + a11))
@@ -147,7 +147,7 @@ def build_time_domain(hd, ramp_time=30.0, planar=True):
 
 def constraint_matrix():
     """Velocity transformation P (18 x 8): body DOFs at the three reference points (surge ... yaw each,
-    world axes) from s = [ν of barge 1 at its reference point (6); α̇2; α̇3] (seed 002 eq. 10)."""
+    world axes) from s = [ν of barge 1 at its reference point (6); α̇2; α̇3] (MBS4WEC eq. 10)."""
     def skew(r):
         return np.array([[0, -r[2], r[1]], [r[2], 0, -r[0]], [-r[1], r[0], 0]])
 

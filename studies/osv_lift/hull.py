@@ -1,4 +1,4 @@
-"""BEM coefficients of the OSV hull of seed 004 (Table 5): a box 110 m x 46 m x 7.5 m deep at
+"""BEM coefficients of the OSV hull of Hong et al. (2016, Table 5): a box 110 m x 46 m x 7.5 m deep at
 3.75 m draught (the paper's hull lines are not given; WADAM in the paper, Capytaine here).
 
 Coarse mesh (about 3 m panels, two panel rows on the sides), 18 frequencies 0.15-2.0 rad/s,

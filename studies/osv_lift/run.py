@@ -1,4 +1,4 @@
-"""Seed 004, Tables 7-9: maximum hoist-rope tension and dynamic amplification factor (DAF = max
+"""Hong et al. (2016), Tables 7-9: maximum hoist-rope tension and dynamic amplification factor (DAF = max
 tension / static tension) of a 175 t manifold lifted from an OSV, rigid vs flexible crane boom.
 
     python studies/osv_lift/run.py           # all cases of Tables 7-9 (300 s each), plots
@@ -31,7 +31,7 @@ from studies.osv_lift.system import G, M_MANIFOLD, ROPE_LENGTH, TONNE, build_at_
 DT = 0.02  # s, RK4 (the paper's integrator); the stiffest retained motion is the 4th boom mode, 90 rad/s
 N_MODES = 4
 
-# seed 004, Tables 7-9: (max tension t, DAF, max tip oscillation height m)
+# Hong et al. (2016), Tables 7-9: (max tension t, DAF, max tip oscillation height m)
 PAPER_T7 = {("rigid", 0): (177.7, 1.015, 0.44), ("flexible", 0): (209.9, 1.199, 1.57),
             ("rigid", 45): (185.1, 1.058, 1.69), ("flexible", 45): (216.0, 1.234, 2.72),
             ("rigid", 90): (190.5, 1.088, 1.67), ("flexible", 90): (214.3, 1.225, 1.86)}
@@ -133,7 +133,7 @@ def plot_tension(series, path):
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8, loc="upper right")
     axes[-1].set_xlabel("time (s)")
-    fig.suptitle("OSV lift (seed 004 Fig. 13): hoist-rope tension, rigid vs flexible boom")
+    fig.suptitle("OSV lift (Hong et al. 2016 Fig. 13): hoist-rope tension, rigid vs flexible boom")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -1,11 +1,11 @@
-"""Seed 004 (Tables 5-9): a 175 t subsea manifold lifted over the side of an offshore support
+"""Hong et al. (2016, Tables 5-9): a 175 t subsea manifold lifted over the side of an offshore support
 vessel by a crane with a 35 m boom, rigid or flexible.
 
     system, q0 = build(flexible=True, heading_deg=0.0, period=10.5, wind_speed=0.0, n_modes=4)
 
-Model (SI units; world z up, x forward, y to port; waves travel towards β = heading, DESIGN.md):
+Model (SI units; world z up, x forward, y to port; waves travel towards β = heading, docs/conventions.md):
 
-* vessel: one Free body, a box hull 110 m x 46 m x 7.5 m at 3.75 m draught (seed 004 Table 5),
+* vessel: one Free body, a box hull 110 m x 46 m x 7.5 m at 3.75 m draught (Hong et al. 2016 Table 5),
   19,449 t displaced; BEM coefficients from Capytaine on that box (``hull.py``, the paper used
   WADAM on the real lines, which it does not give).  Hull steel and ballast 19,059 t, centre of
   gravity 2.25 m above the waterline (KG 6 m) and placed so that vessel + crane + manifold float
@@ -28,12 +28,12 @@ Model (SI units; world z up, x forward, y to port; waves travel towards β = hea
   with 2 % of critical at the first bending mode and at 10 x its frequency
   (α = 0.406 1/s, β = 3.26e-4 s).
 * hoist: one wire rope from the boom tip (the tip node) to the top of the manifold, modelled as
-  a spring (seed 004): EA = 1.0 GN over 15 m unstretched (k = 67 MN/m, 2.6 cm static stretch,
+  a spring (Hong et al. 2016): EA = 1.0 GN over 15 m unstretched (k = 67 MN/m, 2.6 cm static stretch,
   0.32 s bounce period), 2 % of critical damping of that bounce.
 * manifold: 20.3 m (along x) x 15 m x 6.1 m, 175 t, uniform box inertia, a Free body hanging
   in the air (no hydrodynamics), centre 3.05 m below the hook point.
 * waves: regular, amplitude 1 m (H = 2 m), smooth ramp over ``ramp_time`` (20 s).
-* wind (seed 004 eq. 31): F = ½ ρ_air S V² on the manifold, C_d = 1 (the paper's formula has no
+* wind (Hong et al. 2016 eq. 31): F = ½ ρ_air S V² on the manifold, C_d = 1 (the paper's formula has no
   coefficient), S the manifold's area projected on the wind direction (along the waves).
 """
 

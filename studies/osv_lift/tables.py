@@ -1,4 +1,4 @@
-"""Markdown tables (ours beside seed 004's) from results.json and results_rope40.json, for the README.
+"""Markdown tables (ours beside Hong et al. (2016)'s) from results.json and results_rope40.json, for the README.
 
     python studies/osv_lift/tables.py
 """

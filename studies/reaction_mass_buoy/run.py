@@ -1,4 +1,4 @@
-"""Seed 002 (MBS4WEC), Fig. 5-6: heaving buoy with an internal sliding reaction mass, time domain
+"""The MBS4WEC paper (MBS4WEC), Fig. 5-6: heaving buoy with an internal sliding reaction mass, time domain
 (joint coordinates) vs the linear frequency-domain model, and the power absorbed by the damper.
 
     python studies/reaction_mass_buoy/run.py            # full: H = 0.5 m and H = 6 m, 400 s, plots, table
@@ -13,7 +13,7 @@ mass 5.125 m below the waterline (whole device 4.5 m, metacentric height 2.17 m)
 inertia of a uniform solid cylinder 4 m x 6 m.  Spring k = m_r ω0² (internal resonance at
 the wave frequency), preloaded to carry the reaction mass's weight at q = 0; damper
 c = m_r ω0 (damping ratio 0.5 of the internal oscillator).  Linear mooring on the buoy at
-the waterline (seed 002 eq. 11): surge and sway 20 kN/m, yaw 1e6 N m/rad, damping ratio
+the waterline (MBS4WEC eq. 11): surge and sway 20 kN/m, yaw 1e6 N m/rad, damping ratio
 about 0.5 in surge.  Waves: regular, T = 6.8966 s, β = 0 (travelling along +x), deep water.
 """
 
@@ -116,7 +116,7 @@ def _rigid_mass(m, r, Ic):
 
 def constraint_matrix():
     """P (12 x 7): body DOFs of buoy and reaction mass, both at the buoy's reference point (the
-    waterline on the axis), from s = [ν of the buoy (6); θ̇2 (slide rate)] (seed 002's s)."""
+    waterline on the axis), from s = [ν of the buoy (6); θ̇2 (slide rate)] (MBS4WEC's s)."""
     P = np.zeros((12, 7))
     P[:6, :6] = np.eye(6)
     P[6:, :6] = np.eye(6)

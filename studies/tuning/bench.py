@@ -1,4 +1,4 @@
-"""Gradient cost and peak memory of a 600 s simulation of seed 003's crane vessel (``crane_vessel.py``'s system:
+"""Gradient cost and peak memory of a 600 s simulation of Cibicik et al. (2019)'s crane vessel (``crane_vessel.py``'s system:
 full hydrodynamics, controllers, DP and a hook damper; RK4 at 0.1 s, saves every 0.2 s; the objective of
 study (a); parameters: platform K_p, K_d and the hook damping).  ``--system small`` times the small model
 (RK4 at 0.05 s, saves every 0.1 s, 4 parameters) instead.
@@ -128,7 +128,7 @@ def write_section(out, path=None):
     mb = lambda b: f"{b / 1e6:.0f} MB"  # noqa: E731
     load = " / ".join(f"{x:.2f}" for x in os.getloadavg())
     lines = [
-        f"## Gradients through a {out['duration_s']:.0f} s simulation of seed 003's crane vessel (`python studies/tuning/bench.py`)",
+        f"## Gradients through a {out['duration_s']:.0f} s simulation of Cibicik et al. (2019)'s crane vessel (`python studies/tuning/bench.py`)",
         "",
         f"Generated on {datetime.date.today().isoformat()}, {platform.machine()}, {os.cpu_count()} cores, jax {jax.__version__}, "
         f"backend {out['backend']}; load average at the end {load}.  System: `studies/tuning/crane_vessel.py` (the full "

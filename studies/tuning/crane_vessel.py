@@ -1,11 +1,11 @@
-"""Study (a) on seed 003's full crane vessel (``studies/crane_vessel_mc``): tune the motion-compensation
+"""Study (a) on Cibicik et al. (2019)'s full crane vessel (``studies/crane_vessel_mc``): tune the motion-compensation
 platform's PD gains and a sway damper at the hook to lower the king's reaction moment and the payload
 sway, over training realisations; report before/after on held-out realisations.
 
 The full model: vessel on a free joint with linear hydrodynamics (50 radiation states, wave
 excitation), platform roll/pitch under ``MotionCompensation`` ("on"), slew/luff/knuckle under a
 gravity-compensated ``JointPD``, hook and payload on two free revolute joints (q6, q7), dynamic
-positioning.  Seed 003 hangs the payload on a rigid pendulum (no rope stiffness), so the rope's
+positioning.  Cibicik et al. (2019) hangs the payload on a rigid pendulum (no rope stiffness), so the rope's
 "stiffness and damping" of the issue become a viscous damper on the hook joints q6, q7 (an
 anti-sway device; ``JointPD`` with K_p = 0), started at a negligible value.
 
@@ -106,7 +106,7 @@ def main(argv=None):
     from studies.tuning.run import finish
 
     return finish(prob, res, train, test, terms, ["king moment (smooth max)", "payload sway (RMS)"], a.out, "cv",
-                  plot=plot_series, title="study (a), seed 003 crane vessel: training objective and parameters",
+                  plot=plot_series, title="study (a), Cibicik et al. (2019) crane vessel: training objective and parameters",
                   attrs={"reference_king_moment_MNm": float(ref[0]), "reference_sway_rms_deg": float(np.degrees(ref[1])),
                          "seconds_to_tuned": time.perf_counter() - t_start,
                          "setup": {"duration_s": a.duration, "skip_s": a.skip, "dt": dt, "save_dt": save_dt,
@@ -122,7 +122,7 @@ def plot_series(prob, u0, u1, key, path):
             ("payload sway θ1 (deg)", lambda o: np.degrees(np.asarray(o["sway/theta1"]))),
             ("payload sway θ2 (deg)", lambda o: np.degrees(np.asarray(o["sway/theta2"])))]
     plot_before_after(prob, u0, u1, key, path, rows,
-                      f"study (a), seed 003 crane vessel: one held-out realisation, JONSWAP Hs {SEA['hs']} m, "
+                      f"study (a), Cibicik et al. (2019) crane vessel: one held-out realisation, JONSWAP Hs {SEA['hs']} m, "
                       f"ωp {SEA['omega_p']} rad/s")
 
 

@@ -8,7 +8,7 @@
     port; I is 0) and the rope stiffness, to minimise the dynamic amplification factor of the hook
     load (smooth maximum of T / T_static), forward-mode gradients (two parameters).
 
-Both run on ``optim.examples.small_crane_vessel`` (seed 003's platform / king / boom / payload chain
+Both run on ``optim.examples.small_crane_vessel`` (Cibicik et al. 2019's platform / king / boom / payload chain
 on a vessel with linear roll and pitch dynamics and a wave-slope moment); see README.md for why.
 
     python studies/tuning/run.py            # full (about 10-20 min on 2 busy cores)
