@@ -346,3 +346,37 @@ max_duration = 5.0
         z = ds["q"].values[:, 2]
     assert len(events) == 2 and 1.9 < events[1]["time"] < 3.0  # about 1 m at 1 m/s after the 1 s hold
     assert z.min() <= -11.0 + 1e-6
+
+
+def test_readme_library_example_runs_as_written(tmp_path, monkeypatch):
+    """The README's Library block, shortened in time (2 s, 2 realisations) and nothing else."""
+    text = (HERE.parent / "README.md").read_text()
+    block = text.split("## Library", 1)[1].split("```python", 1)[1].split("```", 1)[0]
+    short = block.replace("simulate(system, 600.0,", "simulate(system, 2.0,").replace("n_realisations=16", "n_realisations=2")
+    assert short != block
+    monkeypatch.chdir(tmp_path)
+    exec(compile(short, "README.md", "exec"), {})
+    with xr.open_dataset(tmp_path / "out.nc", engine="h5netcdf") as ds:
+        assert ds.sizes["realisation"] == 2 and ds["hoist1_tension"].attrs["units"] == "N"
+
+
+@pytest.mark.parametrize("simulation, problem", [
+    ("duration = 10.0\nsave_dt = 0.3\nmethod = 'rk4'\ndt = 0.1\n", "must divide the duration"),
+    ("duration = 10.0\nsave_dt = 0.25\nmethod = 'rk4'\ndt = 0.1\n", "multiple of dt"),
+])
+def test_save_step_that_would_change_silently_is_refused(tmp_path, simulation, problem):
+    text = ROPE.format(name="s", length=9.99).split("[simulation]")[0] + "[simulation]\n" + simulation
+    (tmp_path / "s.toml").write_text(text)
+    with pytest.raises(SystemFileError, match=problem) as info:
+        load_system(tmp_path / "s.toml")
+    assert info.value.field == "simulation.save_dt"
+
+
+@pytest.mark.parametrize("duration, dt, expected", [(600.0, 0.05, 0.3), (10800.0, 0.05, 0.5), (4.0, 0.005, 0.005),
+                                                    (1000.3, 0.1, 0.1)])
+def test_default_save_step_keeps_about_2000_states(tmp_path, duration, dt, expected):
+    """Before, a file without save_dt kept every step: 186 MB for a small 600 s case."""
+    text = ROPE.format(name="s", length=9.99).split("[simulation]")[0]
+    text += f"[simulation]\nduration = {duration}\nmethod = 'rk4'\ndt = {dt}\n"
+    (tmp_path / "s.toml").write_text(text)
+    assert load_system(tmp_path / "s.toml").save_dt == pytest.approx(expected)

@@ -1185,6 +1185,19 @@ class _Loader:
             r.fail(f"{f}.dt", "method 'rk4' has no error estimate: give a fixed step dt (s)")
         if dt is not None and save_dt is not None and save_dt < dt:
             r.fail(f"{f}.save_dt", f"must be >= dt = {dt:g} s (states are saved on the step grid), got {save_dt:g}")
+        if dt is not None and save_dt is not None and abs(save_dt / dt - round(save_dt / dt)) > 1e-6:
+            r.fail(f"{f}.save_dt", f"must be a multiple of dt = {dt:g} s (states are saved on the step grid), got {save_dt:g}")
+        divides = lambda h: abs(duration / h - round(duration / h)) <= 1e-6 * max(duration / h, 1.0)  # noqa: E731
+        if save_dt is not None and not divides(save_dt):
+            r.fail(f"{f}.save_dt", f"must divide the duration {duration:g} s (the last save would fall at "
+                   f"{math.floor(duration / save_dt + 1e-9) * save_dt:g} s), got {save_dt:g}")
+        if save_dt is None:  # one state per step kept every state (186 MB for a small case): about 2,000
+            # saves, at most 0.5 s apart, on the step grid, dividing the duration
+            step = dt if dt is not None else duration / 2000.0
+            k = max(1, round(min(max(duration / 2000.0, step), max(0.5, step)) / step))
+            while k > 1 and not divides(k * step):
+                k -= 1
+            save_dt = k * step
         integrator = Integrator(
             method=method,
             dt=dt,
