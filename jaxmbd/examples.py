@@ -100,6 +100,14 @@ def _column(mass, length, radius):
     return np.diag([It, It, 0.5 * mass * radius**2])
 
 
+def deck_crane_urdf_path():
+    """A deck crane on a barge as a URDF file (barge, king slewing about z, boom and jib luffing about y),
+    shipped with the package for the README's library example."""
+    from pathlib import Path
+
+    return Path(__file__).resolve().parent / "data" / "deck_crane.urdf"
+
+
 def crane_barge_hydro_path():
     """Cached Capytaine run of the 110 x 46 x 3.56 m crane barge (see :func:`make_crane_barge_hydro`)."""
     from pathlib import Path
