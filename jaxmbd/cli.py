@@ -16,20 +16,24 @@ TONNE = 1000.0
 class Progress:
     """A one-line progress bar on stderr for loops longer than a few seconds."""
 
-    def __init__(self, label: str):
+    def __init__(self, label: str, stream=None):
         self.label = label
         self.t0 = time.perf_counter()
+        self.stream = stream or sys.stderr
+        self.quiet = not getattr(self.stream, "isatty", lambda: False)()  # a log file gets no bar
 
     def __call__(self, done, total, *extra):
+        if self.quiet:
+            return
         frac = done / max(total, 1)
         bar = "#" * int(30 * frac)
         el = time.perf_counter() - self.t0
         eta = el / frac - el if frac > 0 else float("nan")
         info = " ".join(str(e) for e in extra)
-        sys.stderr.write(f"\r{self.label} [{bar:<30}] {done}/{total} {el:6.1f} s, {eta:6.1f} s left {info}   ")
+        self.stream.write(f"\r{self.label} [{bar:<30}] {done}/{total} {el:6.1f} s, {eta:6.1f} s left {info}   ")
         if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
+            self.stream.write("\n")
+        self.stream.flush()
 
 
 def _table(rows, header):
@@ -142,6 +146,8 @@ def _demo(args) -> int:
     ax.axvline(sT.mpm / T_static, color="k", ls="--", label="Gumbel MPM")
     ax.set_xlabel("dynamic amplification factor (max hook load / static)")
     ax.set_ylabel("realisations")
+    ax.set_title(f"DAF of {args.realisations} realisations of {args.duration:.0f} s, JONSWAP Hs {args.hs} m, "
+                 f"Tp {args.tp} s", fontsize=9)
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts: whole numbers
     ax.legend()
     fig.tight_layout()

@@ -380,3 +380,21 @@ def test_default_save_step_keeps_about_2000_states(tmp_path, duration, dt, expec
     text += f"[simulation]\nduration = {duration}\nmethod = 'rk4'\ndt = {dt}\n"
     (tmp_path / "s.toml").write_text(text)
     assert load_system(tmp_path / "s.toml").save_dt == pytest.approx(expected)
+
+
+def test_progress_bar_only_on_a_terminal():
+    import io
+
+    from jaxmbd.cli import Progress
+
+    log = io.StringIO()
+    Progress("x", stream=log)(1, 2)
+    assert log.getvalue() == ""
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    tty = Terminal()
+    Progress("x", stream=tty)(2, 2)
+    assert "2/2" in tty.getvalue()
