@@ -80,7 +80,8 @@ class HydroBody(ForceElement):
     the model, fits the radiation memory and separates buoyancy from weight.
     States: the radiation memory.  Outputs: ``excitation`` (6nb,), ``radiation``
     (6nb,), ``eta`` (6nb,): the loads at the reference points in world axes and
-    the displacements.
+    the displacements; ``wave_elevation`` (m, with waves): the incident wave at the BEM
+    frame's origin (``origin``), without the excitation's ramp.
     """
 
     name: str = eqx.field(static=True)
@@ -280,7 +281,8 @@ class HydroBody(ForceElement):
         F = self.hydro.excitation_at(waves.omega, waves.direction)
         shift = waves.wavenumber * (self.origin[0] * jnp.cos(waves.direction) + self.origin[1] * jnp.sin(waves.direction))
         c = complex_amplitudes(waves) * jnp.exp(1j * shift)
-        cF = c[:, None] * F
+        # the excitation's 6nb columns, then the incident elevation at the origin (an output)
+        cF = jnp.concatenate([c[:, None] * F, c[:, None].astype(F.dtype)], axis=1)
         # real and imaginary parts apart: the integrator carries only real arrays; in the hydrodynamic
         # data's precision (waves are drawn in float64; a float32 system stays float32)
         real = jnp.real(F).dtype
@@ -323,15 +325,24 @@ class HydroBody(ForceElement):
         values = jax.lax.map(block, jnp.arange(nA)).reshape(nA * B, -1)[: n + 1].astype(re.dtype)
         return ExcitationTable(jnp.asarray(t0, dtype=omega.dtype), jnp.asarray(h, dtype=omega.dtype), values)
 
+    def _excitation_and_elevation(self, t, prepared):
+        if isinstance(prepared, ExcitationTable):
+            return prepared.at(t)
+        re, im, omega = prepared
+        wt = omega * t
+        return jnp.cos(wt) @ re + jnp.sin(wt) @ im
+
+    def wave_elevation(self, t, prepared):
+        """The incident wave's elevation ζ(t) at ``origin`` (the hydrodynamic reference in the world's
+        x-y plane) [m], without the ramp; None without waves."""
+        if prepared is None:
+            return None
+        return self._excitation_and_elevation(t, prepared)[-1]
+
     def excitation_force(self, t, prepared):
         if prepared is None:
             return None
-        if isinstance(prepared, ExcitationTable):
-            F = prepared.at(t)
-        else:
-            re, im, omega = prepared
-            wt = omega * t
-            F = jnp.cos(wt) @ re + jnp.sin(wt) @ im
+        F = self._excitation_and_elevation(t, prepared)[:-1]
         dtype = prepared.values.dtype if isinstance(prepared, ExcitationTable) else prepared[0].dtype
         if self.ramp_time > 0:
             F = F * 0.5 * (1.0 - jnp.cos(jnp.pi * jnp.clip(t / self.ramp_time, 0.0, 1.0)))
@@ -373,8 +384,13 @@ class HydroBody(ForceElement):
     def output_units(self, model) -> dict:
         from ..system import WRENCH_UNITS
 
-        return {"excitation": WRENCH_UNITS, "radiation": WRENCH_UNITS, "eta": "m (surge sway heave), rad (roll pitch yaw)"}
+        return {"excitation": WRENCH_UNITS, "radiation": WRENCH_UNITS, "eta": "m (surge sway heave), rad (roll pitch yaw)",
+                "wave_elevation": "m"}
 
     def outputs(self, ctx: Context, z) -> dict:
         _, exc, rad, eta, _, _ = self.loads(ctx, z)
-        return {"excitation": exc, "radiation": rad, "eta": eta}
+        out = {"excitation": exc, "radiation": rad, "eta": eta}
+        zeta = self.wave_elevation(ctx.t, ctx.prepared.get(self.name) if ctx.prepared else None)
+        if zeta is not None:
+            out["wave_elevation"] = zeta
+        return out
