@@ -354,6 +354,16 @@ def _check_finite(system: System, ts, ys, result_code):
     bad_v = ~np.all(np.isfinite(v), axis=-1)
     bad = bad_q | bad_v
     model = system.model
+    if not bool(np.all(np.asarray(result_code))):
+        # an adaptive solver that stops fills the saves after it with inf: that is not yet a divergence
+        k = int(np.argmax(bad)) if np.any(bad) else len(ts) - 1
+        t_ok = float(ts[max(k - 1, 0)])
+        vmax = float(np.max(np.abs(np.asarray(v[max(k - 1, 0)])))) if np.size(v) else 0.0
+        raise SimulationError(
+            f"{system.name}: the integrator stopped before the end, after t = {t_ok:.6g} s (the last state it saved; "
+            f"largest |v| there {vmax:.3g}): its step budget ran out (raise max_steps, loosen the tolerances or use "
+            "a fixed step) or its step size collapsed, which a diverging state also causes"
+        )
     if np.any(bad):
         k = int(np.argmax(bad))
         row_q, row_v = np.asarray(q[k]), np.asarray(v[k])
@@ -368,11 +378,6 @@ def _check_finite(system: System, ts, ys, result_code):
             f"{system.name}: the state became non-finite between t = {t_ok:.6g} s and t = {float(ts[k]):.6g} s "
             f"in body {', '.join(repr(n) for n in names) or '(internal states)'}; the run diverged "
             "(look at the step size, the rope stiffness or the controller gains)"
-        )
-    if not bool(np.all(np.asarray(result_code))):
-        raise SimulationError(
-            f"{system.name}: the integrator stopped before the end (step budget or step size); "
-            "raise max_steps, loosen the tolerances or use a fixed step"
         )
 
 

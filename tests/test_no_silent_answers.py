@@ -419,3 +419,18 @@ def test_wave_elevation_at_the_reference_is_an_output():
         np.testing.assert_allclose(zeta[r], ref, rtol=0, atol=1e-9 * np.abs(ref).max())
     assert 0.3 < 4 * zeta.std() < 2.0  # Hs 1 m
     assert system.output_units()["hydro/wave_elevation"] == "m"
+
+
+def test_an_exhausted_step_budget_is_not_called_a_divergence():
+    """Before, the inf diffrax leaves after it stops was reported as "the state became non-finite ...
+    the run diverged"."""
+    import jax.numpy as jnp
+
+    from jaxmbd.examples import simple_pendulum
+    from jaxmbd.simulate import Integrator, SimulationError, simulate
+    from jaxmbd.system import System
+
+    with pytest.raises(SimulationError, match="step budget ran out") as info:
+        simulate(System(simple_pendulum(), ()), 10.0, save_dt=0.1, q0=jnp.array([1.0]),
+                 integrator=Integrator("tsit5", max_steps=8))
+    assert "diverged" not in str(info.value) and "after t = " in str(info.value)
