@@ -184,6 +184,7 @@ def _run(args) -> int:
 
     loaded = _load(args.system)
     out = Path(args.out or f"out/{loaded.system.name}")
+    _same_source(out / "result.nc", args.system, explicit=bool(args.out))
     out.mkdir(parents=True, exist_ok=True)
     q0 = _start(loaded)
     n = args.realisations if args.realisations is not None else loaded.n_realisations
@@ -201,6 +202,22 @@ def _run(args) -> int:
     res.attrs.update(attrs | {"realisations": int(n or 1), "duration_s": float(duration)} | validity.to_attrs(found))
     nc = _write_result(res, out / "result.nc")
     return _summary(args, system, res.time, res.outputs, res.batched, found, duration, nc)
+
+
+def _same_source(path: Path, system_file, explicit: bool):
+    """A result of another system file with the same ``name`` in the default folder is not overwritten."""
+    if explicit or not path.exists():
+        return
+    try:
+        import xarray as xr
+
+        with xr.open_dataset(path, engine="h5netcdf") as ds:
+            other = ds.attrs.get("system_file")
+    except Exception:
+        return  # not a readable result: replaced, with the note
+    if other and Path(other).resolve() != Path(system_file).resolve():
+        raise ResultFileError(f"{path}: holds the result of {other}, another file with the same name; give --out "
+                              "(or another name in the file) to keep both")
 
 
 def _write_result(res, path: Path) -> Path:
@@ -236,8 +253,10 @@ def _summary(args, system, time, outputs, batched, found, duration, written, sta
             x = x if batched else x[None]
             maxima = np.max(x, axis=-1)
             n_real = maxima.size
+            start = float(np.mean(x[..., 0]))
+            daf = f"{np.mean(maxima) / start:.3f}" if label.endswith("tension") and start > 0 and stationary else ""
             row = [label, unit, f"{np.mean(maxima):.4g}", f"{np.std(maxima, ddof=1):.3g}" if maxima.size > 1 else "n/a",
-                   f"{np.percentile(maxima, 90):.4g}"]
+                   f"{np.percentile(maxima, 90):.4g}", daf]
             if maxima.size >= FIT_MIN_REALISATIONS:
                 g = Gumbel.fit(maxima)
                 storm = f"{g.mu + g.beta * np.log(max(STORM / duration, 1.0)):.4g}" if stationary else "n/a"
@@ -245,11 +264,12 @@ def _summary(args, system, time, outputs, batched, found, duration, written, sta
             else:
                 row += ["n/a", "n/a"]
             rows.append(row)
-    print(_table(rows, ["output", "units", "mean of maxima", "std", "p90", f"MPM {duration:g} s", "MPM 3 h"]))
+    print(_table(rows, ["output", "units", "mean of maxima", "std", "p90", "DAF", f"MPM {duration:g} s", "MPM 3 h"]))
     if n_real is not None and n_real < FIT_MIN_REALISATIONS:
         print(f"(most probable maxima need at least {FIT_MIN_REALISATIONS} realisations; this run has {n_real})")
     else:
-        print(f"(statistics of the {n_real} per-realisation maxima; MPM: mode of a Gumbel fit to them by moments, "
+        print(f"(statistics of the {n_real} per-realisation maxima; DAF: mean maximum over the value at the start, "
+              "the static load; MPM: mode of a Gumbel fit to them by moments, "
               f"for {duration:g} s" + (f" and, assuming independent {duration:g} s blocks, for a 3-hour storm)"
                                        if stationary else "; an operation is not a stationary storm: no 3-hour value)"))
     print(f"wrote {written}")

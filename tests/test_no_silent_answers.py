@@ -434,3 +434,24 @@ def test_an_exhausted_step_budget_is_not_called_a_divergence():
         simulate(System(simple_pendulum(), ()), 10.0, save_dt=0.1, q0=jnp.array([1.0]),
                  integrator=Integrator("tsit5", max_steps=8))
     assert "diverged" not in str(info.value) and "after t = " in str(info.value)
+
+
+def test_two_files_with_one_name_do_not_overwrite_each_other(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a, b = _rope_file(tmp_path / "a", name="same"), _rope_file(tmp_path / "b", name="same")
+    assert main(["run", str(a)]) == 0
+    capsys.readouterr()
+    err = _one_line_error(capsys, main(["run", str(b)]))
+    assert "--out" in err and str(a) in err
+    assert main(["run", str(a)]) == 0  # the same file again: replaced, with a note
+    assert "is replaced" in capsys.readouterr().err
+
+
+def test_run_table_gives_the_dynamic_amplification(tmp_path, capsys):
+    assert main(["run", str(_rope_file(tmp_path)), "--out", str(tmp_path / "o")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = next(line for line in lines if line.strip().startswith("output")).split()
+    row = next(line for line in lines if line.strip().startswith("hoist/tension")).split()
+    assert header[7] == "DAF" and 1.0 <= float(row[5]) < 1.2  # 1 cm of stretch released: a small bounce
