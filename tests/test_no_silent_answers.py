@@ -455,3 +455,11 @@ def test_run_table_gives_the_dynamic_amplification(tmp_path, capsys):
     header = next(line for line in lines if line.strip().startswith("output")).split()
     row = next(line for line in lines if line.strip().startswith("hoist/tension")).split()
     assert header[7] == "DAF" and 1.0 <= float(row[5]) < 1.2  # 1 cm of stretch released: a small bounce
+
+
+def test_each_component_of_a_vector_output_gets_its_own_unit():
+    from jaxmbd.cli import _unit_for
+
+    hydro = "N (surge sway heave), N m (roll pitch yaw)"
+    assert [_unit_for(hydro, lab) for lab in ("heave", "pitch", "roll1")] == ["N", "N m", "N m"]
+    assert _unit_for("N (fx fy fz), N m (mx my mz)", "mz") == "N m" and _unit_for("m", None) == "m"

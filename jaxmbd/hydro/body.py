@@ -382,9 +382,8 @@ class HydroBody(ForceElement):
                      for k, body in enumerate(self.bodies) for c, dof in ((3, "roll"), (4, "pitch")))
 
     def output_units(self, model) -> dict:
-        from ..system import WRENCH_UNITS
-
-        return {"excitation": WRENCH_UNITS, "radiation": WRENCH_UNITS, "eta": "m (surge sway heave), rad (roll pitch yaw)",
+        loads = "N (surge sway heave), N m (roll pitch yaw)"  # per DOF, as the outputs' components are named
+        return {"excitation": loads, "radiation": loads, "eta": "m (surge sway heave), rad (roll pitch yaw)",
                 "wave_elevation": "m"}
 
     def outputs(self, ctx: Context, z) -> dict:
