@@ -11,7 +11,8 @@ its own outputs:
 * a wire rope (elastic, no bending or fibre dynamics): tension at least 10 % of its value at the
   start (the static load).  Below, DNV-ST-N001 treats the rope as slack: the load is no longer
   carried by the rope, and the snap when it comes tight again needs a rope model with its own
-  wave dynamics.
+  wave dynamics; the check reports the largest tension after the first slack, over the static
+  one (the snap load's amplification).
 
 :func:`check` counts, for each range, the samples and realisations outside it and the first time a
 realisation left it; ``jaxmbd run`` prints them as a WARNING block and writes them into the result.
@@ -61,11 +62,15 @@ class Excursion:
     n_realisations: int
     first_time: float  # s, the earliest exit over the realisations
     extreme: float  # the largest |x| (upper bound) or the smallest x (lower bound)
+    # lower bounds (a slack rope): the largest x after a realisation first left the range, over its value at
+    # the start (the snap load as a dynamic amplification factor); None for upper bounds
+    after_exit: float | None = None
 
     def line(self) -> str:
+        snap = "" if self.after_exit is None else f"; afterwards up to {self.after_exit:.2f} x its start value (snap loads)"
         return (f"{self.element}: {self.quantity} outside the range of {self.model} ({self.limit}) in "
                 f"{self.realisations} of {self.n_realisations} realisations, {100 * self.fraction:.1f} % of the time, "
-                f"first at t = {self.first_time:.1f} s")
+                f"first at t = {self.first_time:.1f} s{snap}")
 
     @property
     def everywhere(self) -> bool:
@@ -91,8 +96,11 @@ def check(system, time, outputs: dict, batched: bool) -> list[Excursion]:
             rows = out.any(axis=-1)
             first = float(min(t[np.argmax(o)] for o in out[rows]))
             extreme = float(np.max(np.abs(x)) if r.upper is not None else np.min(x))
+            after = None
+            if r.lower_fraction_of_start is not None:  # the largest value once slack, over the start's
+                after = float(max(np.max(xr[np.argmax(o):]) / xr[0] for xr, o in zip(x[rows], out[rows])))
             found.append(Excursion(f.name, r.quantity, r.model, r.limit, float(out.mean()), int(rows.sum()),
-                                   int(x.shape[0]), first, extreme))
+                                   int(x.shape[0]), first, extreme, after))
     return found
 
 

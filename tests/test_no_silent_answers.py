@@ -293,6 +293,9 @@ def test_a_slack_rope_is_flagged_and_strict_fails(tmp_path, capsys):
     with xr.open_dataset(tmp_path / "o" / "result.nc", engine="h5netcdf") as ds:
         found = json.loads(ds.attrs["validity"])
     assert [e["element"] for e in found] == ["hoist"] and found[0]["first_time"] > 0
+    # the snap as it comes tight again (the tension plot shows 4.5e5 N at 3.25 s against 5.26e5 N at the
+    # start: saved every 0.05 s, the peak itself falls between saves)
+    assert 0.5 < found[0]["after_exit"] < 1.0 and "snap loads" in out
     assert main(["run", str(path), "--out", str(tmp_path / "o"), "--strict"]) == 3
 
 
