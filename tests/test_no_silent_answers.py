@@ -81,6 +81,10 @@ CLI_CASES = [
     (["tune", "{file}", "--steps", "0"], "--steps"),
     ([], "command"),
     (["frobnicate"], "invalid choice"),
+    (["run"], "system"),
+    (["sweep", "{file}", "--process-id", "-1"], "--process-id"),
+    (["plot", "{existing_file}", "--out", "{existing_file}"], "--out"),
+    (["demo", "--duration", "1e400"], "--duration"),
 ]
 
 
