@@ -8,6 +8,11 @@ its own outputs:
   too much for a restoring matrix and small-angle radiation; a deck edge immerses or a bilge
   emerges on most hulls well before 15° of roll (a barge of beam B and freeboard f at
   atan(2 f / B));
+* a box hull given its dimensions (``box = {length, beam, draught[, depth]}`` of a system file, or
+  ``hull_boxes`` of :meth:`HydroBody.create`): in still water, the bilge's lowest-immersed corner
+  stays under the waterline and, with ``depth``, the deck's lowest corner above it (heave, roll and
+  pitch of the reference point; the wave's own elevation is not counted, so green water in waves
+  starts earlier);
 * a wire rope (elastic, no bending or fibre dynamics): tension at least 10 % of its value at the
   start (the static load).  Below, DNV-ST-N001 treats the rope as slack: the load is no longer
   carried by the rope, and the snap when it comes tight again needs a rope model with its own
@@ -30,8 +35,10 @@ import numpy as np
 class ValidRange:
     """Where one output of an element stays for its model to hold.
 
-    ``output``: the element's output (``eta``), ``component``: its index for a vector output;
-    ``upper``: |x| ≤ upper; ``lower_fraction_of_start``: x ≥ fraction · x(t = 0) (where x(0) > 0)."""
+    ``output``: the element's output (``eta``); ``component``: its index for a vector output, or
+    ``transform``: a function of the whole output (…, n) giving the checked quantity (…);
+    ``upper``: |x| ≤ upper (``signed``: x ≤ upper); ``lower``: x ≥ lower;
+    ``lower_fraction_of_start``: x ≥ fraction · x(t = 0) (where x(0) > 0)."""
 
     output: str
     quantity: str
@@ -40,11 +47,16 @@ class ValidRange:
     component: int | None = None
     upper: float | None = None
     lower_fraction_of_start: float | None = None
+    transform: object = None
+    signed: bool = False
+    lower: float | None = None
 
     def outside(self, x):
         """Boolean array: the samples of x (…, time) outside the range."""
         if self.upper is not None:
-            return np.abs(x) > self.upper
+            return (x if self.signed else np.abs(x)) > self.upper
+        if self.lower is not None:
+            return x < self.lower
         start = x[..., :1]
         return (start > 0) & (x < self.lower_fraction_of_start * start)
 
@@ -87,7 +99,9 @@ def check(system, time, outputs: dict, batched: bool) -> list[Excursion]:
             if name not in outputs:
                 continue
             x = np.asarray(outputs[name], float)
-            if r.component is not None:
+            if r.transform is not None:
+                x = np.asarray(r.transform(x), float)
+            elif r.component is not None:
                 x = x[..., r.component]
             x = x if batched else x[None]
             out = r.outside(x)
@@ -95,7 +109,7 @@ def check(system, time, outputs: dict, batched: bool) -> list[Excursion]:
                 continue
             rows = out.any(axis=-1)
             first = float(min(t[np.argmax(o)] for o in out[rows]))
-            extreme = float(np.max(np.abs(x)) if r.upper is not None else np.min(x))
+            extreme = float((np.max(x) if r.signed else np.max(np.abs(x))) if r.upper is not None else np.min(x))
             after = None
             if r.lower_fraction_of_start is not None:  # the largest value once slack, over the start's
                 after = float(max(np.max(xr[np.argmax(o):]) / xr[0] for xr, o in zip(x[rows], out[rows])))

@@ -470,3 +470,29 @@ def test_each_component_of_a_vector_output_gets_its_own_unit():
     hydro = "N (surge sway heave), N m (roll pitch yaw)"
     assert [_unit_for(hydro, lab) for lab in ("heave", "pitch", "roll1")] == ["N", "N m", "N m"]
     assert _unit_for("N (fx fy fz), N m (mx my mz)", "mz") == "N m" and _unit_for("m", None) == "m"
+
+
+def test_box_hull_deck_edge_and_bilge_are_checked(tmp_path):
+    """A 20 x 10 m box of draught 2 m and depth 3 m (freeboard 1 m): the deck edge reaches the still
+    waterline at atan(2 x 1 / 10) = 11.3 deg of roll, before the 15 deg of the roll range, and the bilge
+    emerges at atan(2 x 2 / 10) = 21.8 deg; a heave of -1.1 m immerses the deck with no roll."""
+    from jaxmbd import validity
+    from jaxmbd.hydro import HydroBody, read_capytaine, test_barge_path
+    from sweep_system import moored_barge
+
+    base = moored_barge()
+    hb = HydroBody.create(base.model, read_capytaine(test_barge_path()), bodies=("barge",), radiation=False,
+                          hull_boxes=[(20.0, 10.0, 2.0, 3.0)])
+    system = base.__class__(base.model, (hb,), waves=None, name="box")
+    t = np.arange(4.0)
+    eta = np.zeros((3, 4, 6))
+    eta[0, 1:, 3] = np.radians(12.0)  # deck edge in, bilge still under
+    eta[1, 2:, 3] = np.radians(23.0)  # both, and the roll range
+    eta[2, 3:, 2] = -1.1  # sunk by 1.1 m, level
+    found = {e.quantity: e for e in validity.check(system, t, {"hydro/eta": eta}, batched=True)}
+    assert set(found) == {"deck edge of barge", "bilge of barge", "roll of barge"}
+    assert found["deck edge of barge"].realisations == 3 and found["deck edge of barge"].first_time == 1.0
+    assert found["bilge of barge"].realisations == 1 and found["bilge of barge"].first_time == 2.0
+    no_depth = HydroBody.create(base.model, read_capytaine(test_barge_path()), bodies=("barge",), radiation=False,
+                                hull_boxes=[(20.0, 10.0, 2.0)])
+    assert [r.quantity for r in no_depth.valid_ranges(base.model)][-1] == "bilge of barge"

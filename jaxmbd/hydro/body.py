@@ -99,6 +99,8 @@ class HydroBody(ForceElement):
     coupled_pairs: tuple = eqx.field(static=True, default=())  # (k, l) hydro bodies with A(∞) coupling
     excitation_on: bool = eqx.field(static=True, default=True)
     ramp_time: float = eqx.field(static=True, default=0.0)
+    # per hydro body: (length, beam, draught, depth or None) of a box hull, or None (validity checks only)
+    hull_boxes: tuple = eqx.field(static=True, default=())
 
     @staticmethod
     def create(
@@ -119,6 +121,7 @@ class HydroBody(ForceElement):
         ramp_time: float = 0.0,
         added_mass_inf: str = "fit",
         body_to_body: bool = True,
+        hull_boxes=None,
     ) -> "HydroBody":
         """``bodies``: model body names for the hydro bodies (default: ``hydro.body_names``).
         ``q_equilibrium``: the model configuration at rest (default: neutral); the bodies'
@@ -132,7 +135,10 @@ class HydroBody(ForceElement):
         makes the time-domain model reproduce the BEM A(ω) best with the fitted memory
         (:func:`~jaxmbd.hydro.radiation.consistent_added_mass_inf`); ``"file"`` the file's.
         ``body_to_body``: keep the radiation coupling between the bodies (A(∞), the memory);
-        False drops it (:meth:`HydroData.without_body_coupling`, WEC-Sim's default)."""
+        False drops it (:meth:`HydroData.without_body_coupling`, WEC-Sim's default).
+        ``hull_boxes``: per hydro body, (length, beam, draught[, depth]) of a box hull or None: the run
+        then checks that the bilge stays under and the deck edge above the still waterline
+        (:mod:`jaxmbd.validity`)."""
         from ..kinematics import forward_kinematics
 
         bodies = tuple(hydro.body_names if bodies is None else bodies)
@@ -218,6 +224,9 @@ class HydroBody(ForceElement):
             origin=jnp.asarray(origin),
             excitation_on=excitation,
             ramp_time=float(ramp_time),
+            hull_boxes=tuple(None if b is None else (float(b[0]), float(b[1]), float(b[2]),
+                                                     None if len(b) < 4 or b[3] is None else float(b[3]))
+                             for b in (hull_boxes or ())),
         )
 
     # -- structure -----------------------------------------------------------------
@@ -377,9 +386,30 @@ class HydroBody(ForceElement):
         from ..validity import ValidRange
 
         lim = math.radians(15.0)
-        return tuple(ValidRange("eta", f"{dof} of {body}", "linear hydrostatics and radiation", "|angle| <= 15 deg",
-                                component=6 * k + c, upper=lim)
-                     for k, body in enumerate(self.bodies) for c, dof in ((3, "roll"), (4, "pitch")))
+        ranges = [ValidRange("eta", f"{dof} of {body}", "linear hydrostatics and radiation", "|angle| <= 15 deg",
+                             component=6 * k + c, upper=lim)
+                  for k, body in enumerate(self.bodies) for c, dof in ((3, "roll"), (4, "pitch"))]
+        for k, box in enumerate(self.hull_boxes):
+            if box is None:
+                continue
+            L, B, T, D = box
+            model_name = "linear hydrostatics of a wall-sided hull"
+
+            # the corner that roll and pitch move furthest: half-beam and half-length out, a height h
+            # above the waterline; its height becomes heave + h cos φ cos θ ± (B/2 |sin φ| + L/2 |sin θ|)
+            def corner(e, h, sign, k=k, L=L, B=B):
+                phi, theta = e[..., 6 * k + 3], e[..., 6 * k + 4]
+                lever = 0.5 * B * np.abs(np.sin(phi)) + 0.5 * L * np.abs(np.sin(theta))
+                return e[..., 6 * k + 2] + h * np.cos(phi) * np.cos(theta) + sign * lever
+
+            ranges.append(ValidRange("eta", f"bilge of {self.bodies[k]}", model_name,
+                                     "lowest bilge corner under the still waterline", upper=0.0, signed=True,
+                                     transform=lambda e, T=T, corner=corner: corner(e, -T, 1.0)))
+            if D is not None:
+                ranges.append(ValidRange("eta", f"deck edge of {self.bodies[k]}", model_name,
+                                         "lowest deck corner above the still waterline", lower=0.0,
+                                         transform=lambda e, f=D - T, corner=corner: corner(e, f, -1.0)))
+        return tuple(ranges)
 
     def output_units(self, model) -> dict:
         loads = "N (surge sway heave), N m (roll pitch yaw)"  # per DOF, as the outputs' components are named

@@ -837,12 +837,17 @@ class _Loader:
             r.fail(f"{f}.quadratic_drag", "must be >= 0")
         excitation = r.boolean(h, f, "excitation", True)
         body_to_body = r.boolean(h, f, "body_to_body", True)
+        hull_boxes = None
+        if src == "box":  # its dimensions bound the linear hydrostatics' range (jaxmbd.validity)
+            box = h["box"]
+            depth = r.number(box, f"{f}.box", "depth", None, gt=float(box["draught"]))
+            hull_boxes = ((float(box["length"]), float(box["beam"]), float(box["draught"]), depth),)
         try:
             return HydroBody.create(
                 self.model, hydro, name=name, bodies=tuple(bodies), q_equilibrium=self.q0, origin=origin,
                 radiation=radiation, radiation_tol=tol, mass=mass, com=com, linear_damping=lin,
                 quadratic_drag=quad, excitation=excitation, ramp_time=ramp, added_mass_inf=ainf,
-                body_to_body=body_to_body,
+                body_to_body=body_to_body, hull_boxes=hull_boxes,
             )
         except (HydroDataError, ValueError, np.linalg.LinAlgError) as exc:
             r.fail(f, str(exc))
@@ -890,7 +895,7 @@ class _Loader:
             stem = mesh_path.stem
         else:
             dims = ("length", "beam", "draught") if src == "box" else ("radius", "draught")
-            t = r.table(h[src], f"{f}.{src}", dims + ("panel_size",))
+            t = r.table(h[src], f"{f}.{src}", dims + ("panel_size",) + (("depth",) if src == "box" else ()))
             vals = [r.number(t, f"{f}.{src}", d, gt=0.0) for d in dims]
             panel = r.number(t, f"{f}.{src}", "panel_size", None, gt=0.0)
             make = bem.box if src == "box" else bem.cylinder
