@@ -7,7 +7,8 @@ already there, so an interrupted sweep resumes where it stopped.
 
 A cell is reused only if it was computed for the same numbers: each file carries a key of
 everything that decides them (the system's arrays and structure, the start configuration, Hs, Tp,
-seed, realisations, duration, save step, integrator, jaxmbd's version) and a checksum of its data.
+seed, realisations, duration, save step, integrator, jaxmbd's version and a digest of its source)
+and a checksum of its data.
 A cell computed for another configuration stops the sweep with a message naming what changed
 (``force=True``, ``jaxmbd sweep --force``, recomputes it); a damaged cell (truncated, altered) is
 recomputed with a note.  A lock file per process stops a second sweep on the same folder.  Cells are
@@ -20,6 +21,7 @@ reuses the same compiled simulation.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -105,13 +107,25 @@ def _digest(*trees) -> str:
     return h.hexdigest()
 
 
+@functools.lru_cache(maxsize=1)
+def _code_digest() -> str:
+    """jaxmbd's version and a digest of its source: a cell computed by other code is another cell, even
+    under the same version number (an edited checkout)."""
+    h = hashlib.sha256()
+    root = Path(__file__).resolve().parent
+    for path in sorted(root.rglob("*.py")):
+        h.update(str(path.relative_to(root)).encode())
+        h.update(path.read_bytes())
+    return f"{__version__}+{h.hexdigest()[:12]}"
+
+
 def cell_key(system: System, q0, settings: SweepSettings, i: int, j: int) -> dict:
     """Everything that decides the numbers of cell (i, j), as a dict of strings and numbers."""
     base = with_sea_state(system, 0.0, 0.0)  # the cell's Hs and Tp are entries of their own
     return {"system": _digest(base)[:16], "start": _digest(q0)[:16], "hs": float(settings.hs[i]),
             "tp": float(settings.tp[j]), "seed": int(settings.seed), "realisations": int(settings.n_realisations),
             "duration": float(settings.duration), "save_dt": float(settings.save_dt),
-            "integrator": repr(settings.integrator), "jaxmbd": __version__}
+            "integrator": repr(settings.integrator), "jaxmbd": _code_digest()}
 
 
 def _data_checksum(ds: xr.Dataset) -> str:

@@ -115,3 +115,16 @@ def test_a_sweep_killed_part_way_resumes_to_the_same_table(system, reference, tm
                       progress=lambda d, n, hs, tp: calls.append(d))
     _same_table(table, reference[1])
     assert not (out / ".sweep.lock.0").exists()
+
+
+def test_a_cell_computed_by_other_code_is_refused(system, reference, tmp_path, monkeypatch):
+    """The same version number on edited code is other code: its cells are not reused."""
+    import shutil
+
+    import jaxmbd.sweep as sweep
+
+    out = tmp_path / "sweep"
+    shutil.copytree(reference[0], out)
+    monkeypatch.setattr(sweep, "_code_digest", lambda: "0.1.0+edited")
+    with pytest.raises(SweepError, match="jaxmbd .* -> '0.1.0\\+edited'"):
+        run_sweep(system, system.model.neutral(), SweepSettings(**SETTINGS), out)
