@@ -146,8 +146,11 @@ def test_tabulated_excitation_equals_direct_evaluation(barge, monkeypatch):
     ts = 1.5 + h * np.arange(n + 1)
     direct = jax.vmap(lambda t: hb.excitation_force(t, prepared))(jnp.asarray(ts))
     looked_up = jax.vmap(lambda t: hb.excitation_force(t, table))(jnp.asarray(ts))
-    assert table.values.shape == (n + 1, 6)
+    assert table.values.shape == (n + 1, 7)  # the six loads and the incident elevation at the origin
     assert np.max(np.abs(looked_up - direct)) < 1e-12 * np.max(np.abs(direct))
+    zeta_direct = jax.vmap(lambda t: hb.wave_elevation(t, prepared))(jnp.asarray(ts))
+    zeta_table = jax.vmap(lambda t: hb.wave_elevation(t, table))(jnp.asarray(ts))
+    assert np.max(np.abs(zeta_table - zeta_direct)) < 1e-12 * np.max(np.abs(zeta_direct))
 
     q0 = model.neutral()
     y0 = initial_state(system, q0)

@@ -346,7 +346,8 @@ class HydroBody(ForceElement):
         x-y plane) [m], without the ramp; None without waves."""
         if prepared is None:
             return None
-        return self._excitation_and_elevation(t, prepared)[-1]
+        dtype = prepared.values.dtype if isinstance(prepared, ExcitationTable) else prepared[0].dtype
+        return self._excitation_and_elevation(t, prepared)[-1].astype(dtype)
 
     def excitation_force(self, t, prepared):
         if prepared is None:
