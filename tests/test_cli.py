@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 import jax.numpy as jnp
+import pytest
 
 from jaxmbd.cli import main
 from jaxmbd.examples import simple_pendulum
@@ -38,6 +39,7 @@ def test_plot_writes_one_png_per_output(tmp_path):
     assert sorted(p.name for p in (tmp_path / "plots").glob("*.png")) == ["spring_force.png", "spring_length.png"]
 
 
+@pytest.mark.slow  # a speed feature, 27 s of compiling in subprocesses: in the slow suite
 def test_the_command_keeps_compiled_programs_between_runs(tmp_path):
     """``jaxmbd run`` twice: the first run writes the compiled programs to the cache folder
     ($XDG_CACHE_HOME/jaxmbd/xla by default), the second finds them (no new entries) and gives the same
