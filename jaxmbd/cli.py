@@ -290,8 +290,9 @@ def _run_scenario(args, loaded, q0, n, seed, out, attrs) -> int:
     scenario = loaded.build_scenario()
     system = loaded.system
     if args.duration:
-        raise ValueError(f"{args.system}: --duration: a scenario's phases set its duration (max_duration of each "
-                         "phase); leave --duration out")
+        print(f"jaxmbd run: --duration: {args.system} has a [scenario], whose phases set the duration (each "
+              "phase's max_duration and condition); leave --duration out", file=sys.stderr)
+        return 2
     keys = jax.random.split(jax.random.key(seed), n) if n else [None]
     found_all, maxima, written, duration = [], {}, [], 0.0
     for r, key in enumerate(keys):
@@ -300,7 +301,7 @@ def _run_scenario(args, loaded, q0, n, seed, out, attrs) -> int:
         found = validity.check(system, res.time, res.outputs, False)
         found_all += found
         res.attrs.update(attrs | {"realisation": r, "phases": list(res.phase_names),
-                                  "events": [dataclasses_asdict(e) for e in res.events]} | validity.to_attrs(found))
+                                  "events": [_plain_dict(e) for e in res.events]} | validity.to_attrs(found))
         written.append(_write_result(res, out / ("result.nc" if len(keys) == 1 else f"result_{r:03d}.nc")))
         print(f"realisation {r}:\n{res.event_table()}\n")
         for name, val in res.outputs.items():  # per realisation its maxima only (the time grids differ)
@@ -312,7 +313,7 @@ def _run_scenario(args, loaded, q0, n, seed, out, attrs) -> int:
                     ", ".join(str(w) for w in written), stationary=False)
 
 
-def dataclasses_asdict(obj):
+def _plain_dict(obj):
     import dataclasses
 
     return {k: (v if isinstance(v, (str, int, float)) else str(v)) for k, v in dataclasses.asdict(obj).items()}

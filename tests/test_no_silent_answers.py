@@ -356,6 +356,9 @@ max_duration = 5.0
         z = ds["q"].values[:, 2]
     assert len(events) == 2 and 1.9 < events[1]["time"] < 3.0  # about 1 m at 1 m/s after the 1 s hold
     assert z.min() <= -11.0 + 1e-6
+    # a scenario's phases set its duration: --duration is refused in one line
+    err = _one_line_error(capsys, main(["run", str(path), "--out", str(tmp_path / "o"), "--duration", "5"]))
+    assert "--duration" in err and "[scenario]" in err
 
 
 def test_readme_library_example_runs_as_written(tmp_path, monkeypatch):
