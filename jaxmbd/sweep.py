@@ -290,7 +290,7 @@ def operability(settings: SweepSettings, out_dir, *, keys: dict | None = None) -
             for name in settings.limits:
                 var = name.replace("/", "__")
                 if var not in ds:
-                    raise KeyError(f"sweep limit on {name!r}: no such scalar output; outputs are "
+                    raise SweepError(f"sweep limit on {name!r}: no such scalar output; outputs are "
                                    f"{sorted(k.replace('__', '/') for k in ds.data_vars)}")
                 s = ExtremeStatistics.of(ds[var].values[:, None])
                 stats[name][i, j] = getattr(s, settings.statistic)
