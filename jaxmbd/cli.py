@@ -231,6 +231,7 @@ def _write_result(res, path: Path) -> Path:
 
 def _summary(args, system, time, outputs, batched, found, duration, written, stationary=True) -> int:
     from . import validity
+    from .io.results import component_labels
     from .statistics import Gumbel
 
     block = validity.warning_block(found)
@@ -245,7 +246,7 @@ def _summary(args, system, time, outputs, batched, found, duration, written, sta
         if val.ndim == scalar_ndim:
             series = [(name, val, units.get(name, "?"))]
         elif val.ndim == scalar_ndim + 1:  # a vector output: one row a component, labelled
-            labels = _component_labels(name, val.shape[-1])
+            labels = component_labels(name, val.shape[-1])[1]
             series = [(f"{name}[{lab}]", val[..., k], _unit_for(units.get(name, "?"), lab)) for k, lab in enumerate(labels)]
         else:
             continue
@@ -335,12 +336,6 @@ def _merge_excursions(found, n):
                                               first_time=min(m.first_time, e.first_time),
                                               extreme=max(m.extreme, e.extreme) if "<=" in e.limit else min(m.extreme, e.extreme))
     return list(merged.values())
-
-
-def _component_labels(name: str, n: int) -> list[str]:
-    from .io.results import component_labels
-
-    return component_labels(name, n)[1]
 
 
 def _sweep(args) -> int:

@@ -401,8 +401,7 @@ def fit_radiation(
     diag_on_grid[beyond] = diag[-1][None, :] * (omega[-1] / grid[beyond, None]) ** 3
     order, k_err, b_err, dropped = {}, {}, {}, []
     own = np.sqrt(np.maximum(np.abs(np.diagonal(Bw, axis1=1, axis2=2)).max(axis=0), 1e-300))
-    Pt = 0.5 * (Bw + np.swapaxes(Bw, 1, 2)) / own[None, :, None] / own[None, None, :]
-    table = float(np.linalg.eigvalsh(Pt)[:, 0].min())
+    table = float(_scaled_min_eigenvalues(Bw, own).min())
     fitted = {}
     # Pair by pair, each coupling within `coupling` √(B_ii B_jj): the most a positive semi-definite 2x2
     # block allows (1.0) and a tenth more for fitting error.  Many couplings near their bounds at once can
@@ -459,12 +458,18 @@ def fit_radiation(
 
 def _assembled_margin(pairs, n, omega, own):
     """passivity_margin of the state space that ``pairs`` [(i, j, A, b, c)] make."""
-    H = np.zeros((_passivity_grid(omega).size, n, n))
+    w = _passivity_grid(omega)
+    H = np.zeros((w.size, n, n))
     for i, j, A, b, c in pairs:
-        H[:, i, j] += np.real(_frequency_response(A, b, c, _passivity_grid(omega)))
-    D = 1.0 / own
+        H[:, i, j] += np.real(_frequency_response(A, b, c, w))
+    return float(_scaled_min_eigenvalues(H, own).min())
+
+
+def _scaled_min_eigenvalues(H, scale):
+    """Smallest eigenvalue of D sym(H) D at each frequency, D = diag(1/scale): (n_omega,)."""
+    D = 1.0 / np.asarray(scale, float)
     P = 0.5 * (H + np.swapaxes(H, 1, 2)) * D[None, :, None] * D[None, None, :]
-    return float(np.linalg.eigvalsh(P)[:, 0].min())
+    return np.linalg.eigvalsh(P)[:, 0]
 
 
 def _passivity_grid(omega):
@@ -481,10 +486,7 @@ def passivity_margin(radiation, omega, scale):
     done pair by pair, dips below zero where the BEM's damping is small), and a lightly damped mode
     near it is driven instead of damped."""
     w = _passivity_grid(omega)
-    H = np.real(radiation.frequency_response(w))
-    D = 1.0 / np.asarray(scale, float)
-    P = 0.5 * (H + np.swapaxes(H, 1, 2)) * D[None, :, None] * D[None, None, :]
-    ev = np.linalg.eigvalsh(P)[:, 0]
+    ev = _scaled_min_eigenvalues(np.real(radiation.frequency_response(w)), scale)
     k = int(np.argmin(ev))
     return float(ev[k]), float(w[k])
 
