@@ -305,17 +305,18 @@ def write_report(path: Path, info, results, fusion, cpp_status, args, notes_path
                 row += [us(pin_t)]
             row += [fmt_ratio(g("scan"), pin_t), fmt_ratio(g("vmap64"), pin_t), fmt_ratio(g("vmap1024"), pin_t)]
             L.append("| " + " | ".join(row) + " |")
-    from jaxmbd import dynamics
+    from jaxmbd.dynamics import DEFAULT_OPTIONS
+    from jaxmbd.dynamics.tree import level_groups, segments
 
     paths = []
     for name in results:
         m = models()[name]
-        segs = dynamics._segments(m)
+        segs = segments(m, DEFAULT_OPTIONS)
         runs = [e - s for s, e in segs if e - s > 1]
-        groups = [len(g) for g in dynamics._level_groups(m, segs)[1].values()]
+        groups = [len(g) for g in level_groups(m, segs, DEFAULT_OPTIONS)[1].values()]
         paths.append(f"{name} " + (f"scans {'+'.join(map(str, runs))} of its bodies" if runs else "is unrolled")
                      + (f", batching {'+'.join(map(str, groups))} bodies by level" if groups else ""))
-    L.append(f"\nABA path: serial runs of at least {dynamics.SCAN_MIN_RUN} one-DOF joints are written in one frame (placements, twists and bias forces "
+    L.append(f"\nABA path: serial runs of at least {DEFAULT_OPTIONS.scan_min_run} one-DOF joints are written in one frame (placements, twists and bias forces "
              "batched, the articulated-inertia and acceleration recursions as `lax.scan`s; NOTES, \"Deep chains\"), "
              "shorter trees are unrolled body by body in body frames, with the 1-DOF bodies that share a depth below their parents "
              "taken together in each pass (NOTES, \"Wide trees\"); here " + ", ".join(paths) + ". *mj* includes copying the state into MjData from Python; "

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import jax.numpy as jnp
+import numpy as np
 
 from . import spatial
 from .model import Model
@@ -104,3 +105,51 @@ def body_jacobian(model: Model, q, body: str):
         R, p = spatial.compose(R, p, Rk, pk)
         k = model.parents[k]
     return J
+
+
+def joint_placements(model: Model, q):
+    """(R, p) (n, 3, 3), (n, 3) of every body in its parent: placement then joint; the revolute,
+    prismatic and fixed joints of the whole tree in one batched expression each."""
+    from .joints import Fixed, Prismatic, Revolute
+
+    dtype = q.dtype
+    groups: dict = {}
+    for i, j in enumerate(model.joints):
+        groups.setdefault(type(j), []).append(i)
+    Rs, ps, order = [], [], []
+    for kind, idx in groups.items():
+        k = len(idx)
+        if kind in (Revolute, Prismatic):
+            ax = np.asarray([model.joints[i].axis for i in idx])
+            x = q[np.asarray([model.q_start[i] for i in idx])]
+            if kind is Revolute:
+                Rs.append(spatial.axis_angle_to_matrix(jnp.asarray(ax, dtype=dtype), x))
+                ps.append(jnp.zeros((k, 3), dtype=dtype))
+            else:
+                Rs.append(jnp.broadcast_to(jnp.eye(3, dtype=dtype), (k, 3, 3)))
+                ps.append(ax * x[:, None])
+        elif kind is Fixed:
+            Rs.append(jnp.broadcast_to(jnp.eye(3, dtype=dtype), (k, 3, 3)))
+            ps.append(jnp.zeros((k, 3), dtype=dtype))
+        else:
+            for i in idx:
+                R, p = model.joints[i].transform(q[model.q_slice(i)])
+                Rs.append(R[None])
+                ps.append(p[None])
+        order += idx
+    inv = np.argsort(np.asarray(order))
+    RJ, pJ = jnp.concatenate(Rs)[inv].astype(dtype), jnp.concatenate(ps)[inv].astype(dtype)
+    return spatial.compose(model.placement_R, model.placement_p, RJ, pJ)
+
+
+def compose_to_roots(parents, R, p):
+    """Placements (n, 3, 3), (n, 3) of each body in its parent's frame (``parents[i] < 0``: in the
+    base frame) -> in the base frame, by pointer doubling (⌈log₂ depth⌉ batched compositions)."""
+    n = len(parents)
+    up = np.asarray([n if lam < 0 else lam for lam in parents] + [n])
+    R = jnp.concatenate([R, jnp.eye(3, dtype=R.dtype)[None]])
+    p = jnp.concatenate([p, jnp.zeros((1, 3), dtype=p.dtype)])
+    while np.any(up[:n] < n):
+        R, p = spatial.compose(R[up], p[up], R, p)
+        up = up[up]
+    return R[:n], p[:n]

@@ -146,12 +146,14 @@ class Model(eqx.Module):
             return self.joint_names.index(name)
         raise KeyError(f"no body or joint named {name!r}; bodies: {list(self.body_names)}")
 
-    def q_slice(self, name: str) -> slice:
-        i = self.index(name)
+    def q_slice(self, name: str | int) -> slice:
+        """The configuration coordinates of a joint (by its name, its body's name or the body index)."""
+        i = name if isinstance(name, int) else self.index(name)
         return slice(self.q_start[i], self.q_start[i] + self.joints[i].nq)
 
-    def v_slice(self, name: str) -> slice:
-        i = self.index(name)
+    def v_slice(self, name: str | int) -> slice:
+        """The velocity coordinates of a joint (by its name, its body's name or the body index)."""
+        i = name if isinstance(name, int) else self.index(name)
         return slice(self.v_start[i], self.v_start[i] + self.joints[i].nv)
 
     def neutral(self) -> jnp.ndarray:

@@ -20,7 +20,7 @@ import equinox as eqx
 import jax.numpy as jnp
 
 from . import spatial
-from .dynamics import forward_dynamics
+from .dynamics import bias_accelerations, forward_dynamics
 from .kinematics import joint_states
 from .model import Model
 
@@ -402,18 +402,6 @@ class System(eqx.Module):
             for name in self.report_joints:
                 out[f"joint/{name}/wrench"] = W[self.model.index(name)]
         return out
-
-
-def bias_accelerations(model, q, v):
-    """J̇ v for every body: body-frame spatial accelerations when v̇ = 0 and no gravity (n, 6)."""
-    from .dynamics import _velocities
-
-    js = joint_states(model, q, v)
-    _, c = _velocities(model, js)
-    a = []
-    for i, lam in enumerate(model.parents):
-        a.append(c[i] if lam < 0 else spatial.inv_act_motion(js.R[i], js.p[i], a[lam]) + c[i])
-    return jnp.stack(a)
 
 
 def _coupled_forward_dynamics(model, q, v, tau, f_ext, extra, coupled):

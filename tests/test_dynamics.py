@@ -113,11 +113,12 @@ def test_deep_chain_float32():
     """chain(100) on the scanned path (one frame for the whole run): float32 v̇ agrees with float64 to
     1e-3 of its largest entry over 16 random states.  Measured 1.1e-4 at worst over 64 states: float32's
     6e-8 grown by a 100-body recursion whose inertias carry lever arms of up to 25 m against 0.5 m links."""
-    from jaxmbd import dynamics
+    from jaxmbd.dynamics import DEFAULT_OPTIONS
+    from jaxmbd.dynamics.tree import segments
     from jaxmbd.examples import chain
 
     model = chain(100)
-    assert [e - s for s, e in dynamics._segments(model)] == [100]
+    assert [e - s for s, e in segments(model, DEFAULT_OPTIONS)] == [100]
     rng = np.random.default_rng(5)
     qs = rng.uniform(-np.pi, np.pi, (16, model.nq))
     vs, taus = rng.normal(size=(2, 16, model.nv))

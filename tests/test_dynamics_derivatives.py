@@ -1,5 +1,5 @@
 """Derivatives of forward dynamics on small trees: the custom JVP rule (inverse dynamics and the
-mass matrix in the world frame, ``dynamics.DENSE_MAX_NV``) against automatic differentiation of the
+mass matrix in the world frame, ``DynamicsOptions.dense_max_nv``) against automatic differentiation of the
 articulated-body recursion itself (forward mode) and against its own transpose (reverse mode), with
 respect to the state, τ, external wrenches, the extra inertia and the model's own arrays.
 
@@ -16,11 +16,14 @@ import numpy as np
 import pytest
 
 import jaxmbd as mbd
-from jaxmbd import dynamics
+from jaxmbd.dynamics import DEFAULT_OPTIONS, DynamicsOptions, dense
 from jaxmbd.model import Body, ModelBuilder, Placement
 from urdf_trees import random_urdf
 
 RTOL = 1e-8
+
+# the tuned ABA differentiated by autodiff through its own recursion (no dense rule)
+recursion = functools.partial(mbd.forward_dynamics, options=DynamicsOptions(dense_max_nv=0))
 
 
 def rel(a, b):
@@ -80,13 +83,13 @@ def models():
 
 @pytest.mark.parametrize("name, model", models())
 def test_custom_jvp_equals_autodiff_of_the_recursion(name, model):
-    assert dynamics._use_dense(model)
+    assert dense.applies(model, DEFAULT_OPTIONS)
     rng = np.random.default_rng(1)
     q, v, tau, fext, extra = inputs(model, rng)
     args = (model, q, v, tau, fext, extra)
 
     # the mass-matrix solve used inside the rule equals the ABA value
-    assert rel(jax.jit(dynamics._dense_solve)(*args)[0], jax.jit(dynamics._aba)(*args)) < 1e-12
+    assert rel(jax.jit(dense.dense_solve)(*args)[0], jax.jit(recursion)(*args)) < 1e-12
 
     # forward mode along random directions of everything at once; the model's arrays and the extra
     # inertia along directions that keep them what they are: rotations stay rotations (dR = R ω̂) and
@@ -95,7 +98,7 @@ def test_custom_jvp_equals_autodiff_of_the_recursion(name, model):
     for k in range(3):
         t_args = (dmodel,) + tuple(jnp.asarray(rng.normal(size=x.shape)) for x in args[1:])
         t_args = t_args[:5] + (sym(t_args[5]),)
-        assert rel(jvp(mbd.forward_dynamics, args, t_args), jvp(dynamics._aba, args, t_args)) < RTOL, name
+        assert rel(jvp(mbd.forward_dynamics, args, t_args), jvp(recursion, args, t_args)) < RTOL, name
 
     # reverse mode (JAX transposes the rule's linear map): the VJP is the adjoint of the JVP,
     # <w, J t> = <Jᵀ w, t> along the last tangent, to rounding
@@ -137,7 +140,7 @@ def test_rule_is_used_under_vmap_and_without_optional_inputs():
     def tangents(fd):
         return jax.vmap(lambda dt: jax.jvp(lambda t: fd(model, q, v, t, None, None), (tau,), (dt,))[1])(T)
 
-    assert rel(tangents(mbd.forward_dynamics), tangents(dynamics._aba)) < RTOL
+    assert rel(tangents(mbd.forward_dynamics), tangents(recursion)) < RTOL
 
 
 def test_rule_with_some_inputs_held():
@@ -147,7 +150,7 @@ def test_rule_with_some_inputs_held():
     model = mixed_joints_model(np.random.default_rng(21))
     q, v, tau, fext, extra = inputs(model, np.random.default_rng(22))
     w = jnp.asarray(np.random.default_rng(23).normal(size=model.nv))
-    assert dynamics._use_dense(model)
+    assert dense.applies(model, DEFAULT_OPTIONS)
 
     @functools.partial(jax.jit, static_argnums=0)
     def derivatives(fd):
@@ -155,7 +158,7 @@ def test_rule_with_some_inputs_held():
         d = jax.jvp(lambda s: fd(dataclasses.replace(model, inertia=model.inertia * s), q, v, tau, fext, None), (1.0,), (1.0,))[1]
         return g, d
 
-    for ours, ref in zip(derivatives(mbd.forward_dynamics), derivatives(dynamics._aba)):
+    for ours, ref in zip(derivatives(mbd.forward_dynamics), derivatives(recursion)):
         assert rel(ours, ref) < RTOL
 
 
@@ -181,10 +184,10 @@ def test_closed_form_rule_for_the_state(monkeypatch):
     see the same rotation), and reverse mode is its adjoint, to rounding."""
     model = constant_subspace_model(np.random.default_rng(31))
     q, v, tau, fext, extra = inputs(model, np.random.default_rng(32))
-    assert dynamics._use_dense(model)
+    assert dense.applies(model, DEFAULT_OPTIONS)
     calls = []
-    rule = dynamics._rigid_motion_jvp
-    monkeypatch.setattr(dynamics, "_rigid_motion_jvp", lambda *a: calls.append(1) or rule(*a))
+    rule = dense._rigid_motion_jvp
+    monkeypatch.setattr(dense, "_rigid_motion_jvp", lambda *a: calls.append(1) or rule(*a))
     rng = np.random.default_rng(33)
     state = (q, v, tau, fext)
     t = tuple(jnp.asarray(rng.normal(size=x.shape)) for x in state)
@@ -196,7 +199,7 @@ def test_closed_form_rule_for_the_state(monkeypatch):
     for k in range(5):  # each input alone, then all together
         tk = t if k == 4 else zeros[:k] + (t[k],) + zeros[k + 1:]
         ours = jax.jit(lambda tk: jax.jvp(fd_of(mbd.forward_dynamics), state, tk)[1])(tk)
-        ref = jax.jit(lambda tk: jax.jvp(fd_of(dynamics._aba), state, tk)[1])(tk)
+        ref = jax.jit(lambda tk: jax.jvp(fd_of(recursion), state, tk)[1])(tk)
         assert rel(ours, ref) < RTOL, k
     assert calls
     w = jnp.asarray(rng.normal(size=model.nv))
@@ -215,10 +218,10 @@ def test_gravity_torques_on_every_joint_kind():
     q = inputs(model, np.random.default_rng(12))[0]
     z = jnp.zeros(model.nv)
     ref = mbd.inverse_dynamics(model, q, z, z)
-    assert rel(dynamics.gravity_torques(model, q), ref) < 1e-10
-    assert rel(jax.jit(lambda q: dynamics.gravity_torques(model, q))(q), ref) < 1e-10
+    assert rel(mbd.dynamics.gravity_torques(model, q), ref) < 1e-10
+    assert rel(jax.jit(lambda q: mbd.dynamics.gravity_torques(model, q))(q), ref) < 1e-10
     w = jnp.asarray(np.random.default_rng(13).normal(size=model.nv))
-    g_ours = jax.grad(lambda q: w @ dynamics.gravity_torques(model, q))(q)
+    g_ours = jax.grad(lambda q: w @ mbd.dynamics.gravity_torques(model, q))(q)
     g_ref = jax.grad(lambda q: w @ mbd.inverse_dynamics(model, q, z, z))(q)
     assert rel(g_ours, g_ref) < 1e-10
 

@@ -132,18 +132,18 @@ def test_algorithms_agree_with_each_other():
 
 
 @pytest.mark.parametrize("floating", [False, True])
-def test_scanned_serial_runs_match_pinocchio(monkeypatch, floating):
+def test_scanned_serial_runs_match_pinocchio(floating):
     """ABA with every serial run of two or more 1-DOF joints walked by ``lax.scan`` (the deep-chain
     path) against Pinocchio, same trees and tolerance as above."""
-    from jaxmbd import dynamics
+    from jaxmbd.dynamics.options import ALL_RUNS_SCANNED
+    from jaxmbd.dynamics.tree import segments
 
-    monkeypatch.setattr(dynamics, "SCAN_MIN_RUN", 2)
     n_runs = 0
     for seed in range(6):
         rng = np.random.default_rng(100 + seed)
         xml = random_urdf(rng, n_links=12)
         model = mbd.load_urdf(None, xml=xml, floating=floating)
-        n_runs += sum(e - s > 1 for s, e in dynamics._segments(model))
+        n_runs += sum(e - s > 1 for s, e in segments(model, ALL_RUNS_SCANNED))
         pmodel = pin.buildModelFromXML(xml, pin.JointModelFreeFlyer()) if floating else pin.buildModelFromXML(xml)
         pdata = pmodel.createData()
         pm = PinMap(model, pmodel)
@@ -153,30 +153,10 @@ def test_scanned_serial_runs_match_pinocchio(monkeypatch, floating):
         for i in pm.moving:
             pfext[pmodel.getJointId(model.joint_names[i])] = pin.Force(fext[i])
         fext[[i for i in range(model.n_bodies) if i not in pm.moving]] = 0.0
-        a = mbd.forward_dynamics(model, q, v, tau, jnp.asarray(fext))
+        a = mbd.forward_dynamics(model, q, v, tau, jnp.asarray(fext), options=ALL_RUNS_SCANNED)
         ap = pin.aba(pmodel, pdata, pm.q(q), pm.v(v), pm.v(tau), pfext)
         assert rel(a, ap[pm.perm()]) < RTOL
     assert n_runs >= 3  # the trees do contain scanned runs
-
-
-def test_scanned_chain_equals_unrolled_chain(monkeypatch):
-    """chain(30) (alternating axes) and a prismatic-revolute mix: the scanned and the unrolled ABA
-    agree to 1e-12 relative (same arithmetic, different association), with f_ext and extra inertia."""
-    from jaxmbd import dynamics
-    from jaxmbd.examples import chain
-
-    model = chain(30)
-    rng = np.random.default_rng(3)
-    q, v, tau = (jnp.asarray(rng.normal(size=model.nv)) for _ in range(3))
-    fext = jnp.asarray(rng.normal(size=(model.n_bodies, 6)))
-    A = rng.normal(size=(model.n_bodies, 6, 6))
-    extra = jnp.asarray(np.einsum("nij,nkj->nik", A, A))
-    monkeypatch.setattr(dynamics, "SCAN_MIN_RUN", 10**9)
-    a_unrolled = mbd.forward_dynamics(model, q, v, tau, fext, extra)
-    monkeypatch.setattr(dynamics, "SCAN_MIN_RUN", 4)
-    assert [e - s for s, e in dynamics._segments(model)] == [30]
-    a_scan = mbd.forward_dynamics(model, q, v, tau, fext, extra)
-    assert rel(a_scan, a_unrolled) < 1e-12
 
 
 @pytest.mark.parametrize("floating", [False, True])
@@ -190,63 +170,12 @@ def test_gravity_torques_equal_rnea_at_rest(floating):
         assert rel(mbd.dynamics.gravity_torques(model, q), mbd.inverse_dynamics(model, q, z, z)) < RTOL
 
 
-def test_level_batches_equal_body_by_body(monkeypatch):
-    """The ABA's level batches (1-DOF bodies that share a depth below their parents, taken together
-    in each pass) against the same recursion body by body: a free hull with hinged and sliding floats,
-    two of them carrying a second level of arms, with f_ext and extra inertia; values and JVPs to
-    1e-12 relative (same arithmetic, other association).  The random URDF trees of the Pinocchio tests
-    above take the batched path too (checked here that they have groups)."""
-    from jaxmbd import dynamics
-    from jaxmbd.examples import rod
-    from jaxmbd.joints import Free, Prismatic, Revolute
-    from jaxmbd.model import Body, ModelBuilder, Placement
-
-    b = ModelBuilder(source="hull with floats")
-    b.add_body("hull", body=Body(mass=1e5, com=(0.5, 0.0, -1.0), inertia=np.array([1e6, 3e6, 3e6])), joint=Free(),
-               joint_name="hull")
-    for k in range(6):
-        ang = 2 * np.pi * k / 6
-        axis = (-np.sin(ang), np.cos(ang), 0.0)
-        joint = Revolute(axis) if k % 3 else Prismatic((0.0, 0.0, 1.0))
-        b.add_body(f"float{k}", body=rod(1e3 * (k + 1), 4.0, radius=0.5), joint=joint, parent="hull",
-                   placement=Placement(p=np.array([8 * np.cos(ang), 8 * np.sin(ang), 0.5])), joint_name=f"h{k}")
-    for k in (1, 4):
-        b.add_body(f"arm{k}", body=rod(200.0, 2.0, radius=0.2), joint=Revolute((1.0, 0.0, 0.0)), parent=f"float{k}",
-                   placement=Placement(p=np.array([4.0, 0.0, 0.0])), joint_name=f"a{k}")
-    model = b.build()
-    levels, groups = dynamics._level_groups(model, dynamics._segments(model))
-    assert sorted(len(g) for g in groups.values()) == [2, 6]
-    rng = np.random.default_rng(11)
-    q, v, tau = random_state(model, rng)
-    fext = jnp.asarray(rng.normal(size=(model.n_bodies, 6)))
-    A = rng.normal(size=(model.n_bodies, 6, 6))
-    extra = jnp.asarray(np.einsum("nij,nkj->nik", A, A))
-    dq, dv = (jnp.asarray(rng.normal(size=n)) for n in (model.nq, model.nv))
-
-    def run():
-        f = lambda q, v: dynamics._aba(model, q, v, tau, fext, extra)  # noqa: E731
-        return jax.jvp(f, (q, v), (dq, dv))
-
-    a_batched, t_batched = run()
-    monkeypatch.setattr(dynamics, "LEVEL_MIN_BODIES", 10**9)
-    assert not dynamics._level_groups(model, dynamics._segments(model))[1]
-    a_single, t_single = run()
-    assert rel(a_batched, a_single) < 1e-12 and rel(t_batched, t_single) < 1e-12
-    monkeypatch.undo()
-    n_grouped = 0
-    for seed in range(4):
-        for floating in (False, True):
-            m = mbd.load_urdf(None, xml=random_urdf(np.random.default_rng(seed), n_links=9), floating=floating)
-            n_grouped += sum(map(len, dynamics._level_groups(m, dynamics._segments(m))[1].values()))
-    assert n_grouped >= 10
-
-
 def test_free_bodies_solved_together():
     """Every free body's 6x6 solve in one batched elimination (a vessel, a free-floating cargo and a
     free body below the vessel, which the batch takes as well: a = IA⁻¹ u whatever the parent), against
     the mass-matrix route (M = Σ Jᵀ I J, Cholesky), an independent algorithm: 1e-10 relative
     (rounding of two different eliminations of the same 24 x 24 system)."""
-    from jaxmbd import dynamics
+    from jaxmbd.dynamics import DEFAULT_OPTIONS, articulated, dense
     from jaxmbd.examples import rod
     from jaxmbd.joints import Fixed, Free, Revolute
     from jaxmbd.model import Body, ModelBuilder, Placement
@@ -269,6 +198,6 @@ def test_free_bodies_solved_together():
         fext = jnp.asarray(rng.normal(size=(model.n_bodies, 6)) * 1e4)
         A = rng.normal(size=(model.n_bodies, 6, 6))
         extra = jnp.asarray(np.einsum("nij,nkj->nik", A, A) * 1e3)
-        aba = dynamics._aba(model, jnp.asarray(q), jnp.asarray(v), tau, fext, extra)
-        dense, _ = dynamics._dense_solve(model, jnp.asarray(q), jnp.asarray(v), tau, fext, extra)
-        assert rel(aba, dense) < 1e-10, rel(aba, dense)
+        aba = articulated.forward_dynamics(model, jnp.asarray(q), jnp.asarray(v), tau, fext, extra, DEFAULT_OPTIONS)
+        a_dense, _ = dense.dense_solve(model, jnp.asarray(q), jnp.asarray(v), tau, fext, extra)
+        assert rel(aba, a_dense) < 1e-10, rel(aba, a_dense)

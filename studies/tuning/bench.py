@@ -197,7 +197,7 @@ def write_section(out, path=None):
         "against 0.59-0.60 s).  So the gradient costs what it did, and its ratio to the now faster forward run rose",
         "from 3.0-3.1x to 5.2-5.5x.  The lever left is the rule's and the loads' reverse-mode kernels.",
         "Then the rule's state tangents in closed form (each body's rigid motion under a configuration tangent,",
-        "`dynamics._rigid_motion_jvp`, instead of the JVP of every placement and transform) and Eigen's matrix",
+        "`jaxmbd.dynamics.dense`, instead of the JVP of every placement and transform) and Eigen's matrix",
         "products on the calling thread (`--xla_cpu_multi_thread_eigen=false`, added to XLA_FLAGS at import):",
         "200 s in alternating processes, forward mode 0.39-0.41 -> 0.18-0.19 s, reverse mode 0.315 -> 0.26 s, the",
         "forward run unchanged (NOTES, \"The gradient, kernel by kernel\").  Reverse mode runs about 600 kernels per",

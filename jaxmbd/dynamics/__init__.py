@@ -1,0 +1,71 @@
+"""Rigid-body dynamics over a kinematic tree.
+
+:mod:`.reference` is the specification: the articulated-body algorithm, the recursive Newton-Euler
+algorithm and the composite-rigid-body algorithm as Featherstone's *Rigid Body Dynamics Algorithms*
+(2008) writes them, body by body.  :func:`forward_dynamics` evaluates the tuned variants beside it
+(:mod:`.articulated`, :mod:`.serial_run`, :mod:`.dense`), chosen by a static
+:class:`DynamicsOptions`; ``tests/test_dynamics_contract.py`` holds every variant to the reference.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from .._xla import forward_jit
+from ..model import Model
+from . import articulated, dense
+from .energy import kinetic_energy, potential_energy, total_energy
+from .gravity import gravity_torques, gravity_wrenches
+from .options import DEFAULT_OPTIONS, DynamicsOptions
+from .reference import bias_accelerations, crba, joint_wrenches, rnea
+from .velocity_transformation import mass_matrix_velocity_transformation
+
+__all__ = [
+    "DynamicsOptions",
+    "DEFAULT_OPTIONS",
+    "forward_dynamics",
+    "forward_dynamics_jit",
+    "inverse_dynamics",
+    "mass_matrix",
+    "joint_wrenches",
+    "nonlinear_effects",
+    "bias_accelerations",
+    "gravity_torques",
+    "gravity_wrenches",
+    "mass_matrix_velocity_transformation",
+    "kinetic_energy",
+    "potential_energy",
+    "total_energy",
+]
+
+
+def forward_dynamics(model: Model, q, v, tau, f_ext=None, extra_inertia=None, *, options: DynamicsOptions = DEFAULT_OPTIONS):
+    """Joint accelerations v̇ by the articulated-body algorithm, O(n).
+
+    Solves M(q) v̇ + h(q, v) = τ + Σ Jᵢᵀ f_ext,i, with M including ``extra_inertia`` (n, 6, 6), an
+    inertia without weight (added mass); ``f_ext`` (n, 6) body-frame wrenches about the body origins.
+    The value is RBDA Table 7.1's (:func:`.reference.aba`); ``options`` chooses how it is evaluated
+    and differentiated (:class:`DynamicsOptions`), never what it is.
+    """
+    if dense.applies(model, options):
+        return dense.forward_dynamics(model, q, v, tau, f_ext, extra_inertia, options)
+    return articulated.forward_dynamics(model, q, v, tau, f_ext, extra_inertia, options)
+
+
+def inverse_dynamics(model: Model, q, v, vdot, f_ext=None, extra_inertia=None):
+    """Joint forces τ = M(q) v̇ + h(q, v) − Σ Jᵢᵀ f_ext,i by the recursive Newton-Euler algorithm."""
+    return rnea(model, q, v, vdot, f_ext, extra_inertia)
+
+
+def mass_matrix(model: Model, q, extra_inertia=None):
+    """Joint-space inertia M(q) by the composite-rigid-body algorithm (RBDA Table 6.2)."""
+    return crba(model, q, extra_inertia)
+
+
+def nonlinear_effects(model: Model, q, v, f_ext=None):
+    """h(q, v) = C(q, v) v + g(q) − Jᵀ f_ext: the joint forces for zero acceleration."""
+    return rnea(model, q, v, jnp.zeros(model.nv, dtype=jnp.result_type(v, float)), f_ext)
+
+
+forward_dynamics_jit = forward_jit(forward_dynamics, jit=jax.jit)
