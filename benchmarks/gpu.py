@@ -37,7 +37,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import jaxmbd
-from jaxmbd.simulate import Integrator, simulate
+from jaxmbd.simulation import Integrator, simulate
 
 from .numpy_crane_vessel import build_system
 from .simulation import DT, cast

@@ -27,7 +27,7 @@ takes its numbers from that ``System`` (every leaf read once with
 
 State vector (flat, as ``solve_ivp`` wants it): ``y = [q (14), v (13), z (n_rad)]``,
 the concatenation of jaxmbd's state ``(q, v, z)`` from
-``jaxmbd.simulate.initial_state``: q = [vessel x, y, z, qw, qx, qy, qz, q1 .. q7],
+``jaxmbd.simulation.initial_state``: q = [vessel x, y, z, qw, qx, qy, qz, q1 .. q7],
 v = [vessel linear and angular velocity in the vessel frame, q̇1 .. q̇7],
 z = the radiation states (the hydro element is the only one with states).
 

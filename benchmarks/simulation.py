@@ -40,7 +40,7 @@ import numpy as np
 
 import jaxmbd  # noqa: F401  (float64 on)
 from jaxmbd import FORWARD_JIT_OPTIONS
-from jaxmbd.simulate import Integrator, initial_state, simulate, solve
+from jaxmbd.simulation import Integrator, initial_state, simulate, solve
 
 from .numpy_crane_vessel import CraneVesselNumpy, build_system, run_rk4, run_rk45
 from .timing import interleaved, time_call

@@ -17,7 +17,7 @@ import numpy as np
 import jaxmbd as mbd
 from jaxmbd.hydro import HydroBody, WaveComponents, rao, read_capytaine, test_barge_path, wavenumber
 from jaxmbd.model import Body, ModelBuilder
-from jaxmbd.simulate import Integrator, initial_state, solve
+from jaxmbd.simulation import Integrator, initial_state, solve
 from jaxmbd.system import System
 
 HERE = Path(__file__).parent

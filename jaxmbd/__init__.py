@@ -1,44 +1,56 @@
 """jaxmbd: differentiable multibody dynamics in JAX for marine operations.
 
-Float64 is switched on at import unless the environment sets ``JAXMBD_X64=0``.  Two XLA CPU options
-are set at import (see ``jaxmbd._xla``), and the forward programs jaxmbd compiles carry one
-compiler option (``FORWARD_JIT_OPTIONS``, see ``jaxmbd._xla``), unless ``JAXMBD_XLA_DEFAULTS=0``.
+``import jaxmbd`` switches JAX to float64 and adds two XLA CPU options to ``XLA_FLAGS``
+(:mod:`jaxmbd.config`; docs/sharp_bits.md says what changes and how to opt out).  Everything else
+process-wide is explicit: :func:`configure`.
 """
 
-import os as _os
+from .config import on_import as _on_import
 
-import jax as _jax
-
-from ._xla import set_xla_flags as _set_xla_flags
-
-_set_xla_flags()  # before JAX starts its CPU backend
-
-if _os.environ.get("JAXMBD_X64", "1") != "0":
-    _jax.config.update("jax_enable_x64", True)
+_on_import()  # before JAX starts its CPU backend
 
 __version__ = "0.1.0"
 
-from . import spatial, joints, hydro
-from ._xla import FORWARD_JIT_OPTIONS
-from .joints import ModelError, Fixed, Revolute, Prismatic, Cylindrical, Universal, Spherical, Free, Planar
-from .model import Body, Placement, Model, ModelBuilder, load_urdf
-from .kinematics import forward_kinematics, body_twists, body_jacobian, point_position, point_velocity
-from .dynamics import (
+from . import hydro, joints, spatial  # noqa: E402
+from ._xla import FORWARD_JIT_OPTIONS  # noqa: E402
+from .config import configure  # noqa: E402
+from .dynamics import (  # noqa: E402
     forward_dynamics,
+    gravity_wrenches,
     inverse_dynamics,
-    mass_matrix,
     joint_wrenches,
-    nonlinear_effects,
-    mass_matrix_velocity_transformation,
     kinetic_energy,
+    mass_matrix,
+    mass_matrix_velocity_transformation,
+    nonlinear_effects,
     potential_energy,
     total_energy,
-    gravity_wrenches,
 )
-from .io.system_file import LoadedSystem, SystemFileError, load_system
-from .simulate import Integrator, Result, SimulationError, static_equilibrium
-from .simulate import simulate as _simulate
-from .system import System
+from .errors import JaxmbdError  # noqa: E402
+from .io.system_file import LoadedSystem, SystemFileError, load_system  # noqa: E402
+from .joints import Cylindrical, Fixed, Free, ModelError, Planar, Prismatic, Revolute, Spherical, Universal  # noqa: E402
+from .kinematics import body_jacobian, body_twists, forward_kinematics, point_position, point_velocity  # noqa: E402
+from .model import Body, Model, ModelBuilder, Placement, load_urdf  # noqa: E402
+from .simulation import Integrator, Result, SimulationError, static_equilibrium  # noqa: E402
+from .simulation import simulate as _simulate  # noqa: E402
+from .system import System  # noqa: E402
+
+__all__ = [
+    "__version__", "configure", "FORWARD_JIT_OPTIONS",
+    # errors
+    "JaxmbdError", "ModelError", "SimulationError", "SystemFileError",
+    # models
+    "Body", "Placement", "Model", "ModelBuilder", "load_urdf",
+    "Fixed", "Revolute", "Prismatic", "Cylindrical", "Universal", "Spherical", "Free", "Planar",
+    # kinematics and dynamics
+    "forward_kinematics", "body_twists", "body_jacobian", "point_position", "point_velocity",
+    "forward_dynamics", "inverse_dynamics", "mass_matrix", "joint_wrenches", "nonlinear_effects",
+    "mass_matrix_velocity_transformation", "kinetic_energy", "potential_energy", "total_energy", "gravity_wrenches",
+    # systems and runs
+    "System", "Integrator", "Result", "simulate", "static_equilibrium", "LoadedSystem", "load_system",
+    # subpackages
+    "spatial", "joints", "hydro",
+]
 
 
 def simulate(system, duration=None, **kwargs):
@@ -46,7 +58,7 @@ def simulate(system, duration=None, **kwargs):
 
     For a loaded file, its settings (duration, integrator, realisations, static
     equilibrium start, seed) are the defaults and keyword arguments override them;
-    see :func:`jaxmbd.simulate.simulate` for the arguments.
+    see :func:`jaxmbd.simulation.simulate` for the arguments.
     """
     if isinstance(system, LoadedSystem):
         if duration is not None:

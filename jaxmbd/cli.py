@@ -9,6 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .config import configure
+from .errors import JaxmbdError
+
 G = 9.81
 TONNE = 1000.0
 
@@ -44,39 +47,6 @@ def _table(rows, header):
     return "\n".join(out)
 
 
-def enable_compilation_cache():
-    """Keep the compiled programs on disk between runs of the command (JAX's persistent compilation
-    cache): a second ``jaxmbd demo`` skips its XLA compilation (13 -> 6 s), and so do repeated
-    ``run``, ``sweep`` and ``tune`` calls on the same system shape.
-
-    The folder is ``$JAXMBD_CACHE_DIR``, else ``$XDG_CACHE_HOME/jaxmbd/xla`` or ``~/.cache/jaxmbd/xla``;
-    ``JAXMBD_CACHE_DIR=off`` turns it off, and a cache JAX is already told about
-    (``JAX_COMPILATION_CACHE_DIR``) is left as it is.  Entries are keyed on the program, the jaxlib
-    version and the XLA options, so a changed system or library compiles anew.  Returns the folder,
-    or None."""
-    import os
-
-    import jax
-
-    if os.environ.get("JAX_COMPILATION_CACHE_DIR") or jax.config.jax_compilation_cache_dir:
-        return jax.config.jax_compilation_cache_dir
-    folder = os.environ.get("JAXMBD_CACHE_DIR")
-    if folder is not None and folder.strip().lower() in ("", "0", "off", "none", "false"):
-        return None
-    if not folder:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        folder = os.path.join(base, "jaxmbd", "xla")
-    try:
-        os.makedirs(folder, exist_ok=True)
-    except OSError:  # a read-only home: run without the cache
-        return None
-    jax.config.update("jax_compilation_cache_dir", folder)
-    if "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS" not in os.environ:
-        # every program, the small eager ones too: a second demo 6.9 -> 5.9 s (92 files, 1.3 MB)
-        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
-    return folder
-
-
 # ---------------------------------------------------------------------------
 # demo
 
@@ -93,7 +63,7 @@ def _demo(args) -> int:
 
     from .examples import floating_crane
     from .hydro import JONSWAP, SeaState
-    from .simulate import Integrator, initial_state, simulate, static_equilibrium
+    from .simulation import Integrator, initial_state, simulate, static_equilibrium
     from .statistics import ExtremeStatistics
 
     out = Path(args.out)
@@ -180,7 +150,7 @@ def _run(args) -> int:
     import jax
 
     from . import __version__, validity
-    from .simulate import simulate
+    from .simulation import simulate
 
     loaded = _load(args.system)
     out = Path(args.out or f"out/{loaded.system.name}")
@@ -231,7 +201,7 @@ def _write_result(res, path: Path) -> Path:
 
 def _summary(args, system, time, outputs, batched, found, duration, written, stationary=True) -> int:
     from . import validity
-    from .io.results import component_labels
+    from .results import component_labels
     from .statistics import Gumbel
 
     block = validity.warning_block(found)
@@ -390,7 +360,7 @@ def _tune(args) -> int:
     return 0
 
 
-class ResultFileError(ValueError):
+class ResultFileError(JaxmbdError, ValueError):
     """A file given to ``plot`` that is not a readable jaxmbd result, or a variable it does not hold."""
 
 
@@ -555,10 +525,7 @@ def main(argv=None) -> int:
     pl.add_argument("--out", type=_out_folder, help="folder for the PNGs (default: next to the result)")
     pl.set_defaults(func=_plot)
     args = p.parse_args(argv)
-    enable_compilation_cache()
-    from .joints import ModelError
-    from .simulate import SimulationError
-
+    configure(compilation_cache=True)
     try:
         return args.func(args)
     except KeyboardInterrupt:
@@ -569,9 +536,7 @@ def main(argv=None) -> int:
 
         if os.environ.get("JAXMBD_DEBUG"):
             raise
-        known = isinstance(exc, (ModelError, SimulationError, OSError)) or type(exc).__name__ in (
-            "SystemFileError", "HydroDataError", "SweepError", "ScenarioError", "ResultFileError")
-        if known:
+        if isinstance(exc, (JaxmbdError, OSError)):
             print(f"jaxmbd: {exc}", file=sys.stderr)
             return 2
         print(f"jaxmbd: internal error: {type(exc).__name__}: {exc} (JAXMBD_DEBUG=1 shows the traceback; "

@@ -142,11 +142,12 @@ def floating_crane(waves=None, *, rope_EA=1.2e9, rope_damping=1.2e5, ramp_time=3
     strain); soft horizontal mooring (surge and sway period about 100 s) so that the barge
     does not drift. Returns ``(System, q0)`` with q0 a guess for the static equilibrium.
     """
+    import jax.numpy as jnp
+
     from .forces import LinearMooring, WireRope
     from .hydro.bem import read_capytaine
     from .hydro.body import HydroBody
     from .system import System
-    import jax.numpy as jnp
 
     t = 1000.0
     L, B = 110.0, 46.0

@@ -28,9 +28,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import spatial
+from .errors import JaxmbdError
 
 
-class ModelError(ValueError):
+class ModelError(JaxmbdError, ValueError):
     """A model that cannot be built: the message names the body, joint or file."""
 
 

@@ -351,7 +351,7 @@ def _number(text, where, unit, required=True):
     return value
 
 
-def load_urdf(path, *, floating: bool = False, gravity=(0.0, 0.0, -9.81), xml: str | None = None) -> Model:
+def load_urdf(path, *, floating: bool = False, gravity=(0.0, 0.0, -9.81), xml: str | None = None) -> Model:  # noqa: C901 (still to be split, issue 25)
     """Read a URDF file into a :class:`Model`.
 
     Links become bodies and each one hangs from the joint above it (the root

@@ -70,7 +70,7 @@ as ``block/z``.  Values are SI (m, s, rad, N); degrees are the caller's conversi
 
 Results
 -------
-:meth:`Scenario.run` returns a :class:`ScenarioResult` (a :class:`~jaxmbd.simulate.Result`): the
+:meth:`Scenario.run` returns a :class:`ScenarioResult` (a :class:`~jaxmbd.simulation.Result`): the
 time series of all phases concatenated on the save grid ``t0 + n·save_dt`` plus every phase's
 start and end, ``phase`` (index per saved time), ``events`` (one :class:`PhaseEvent` per finished
 phase: time, phase, what ended it).  A phase boundary appears twice, as the last sample of phase k
@@ -99,11 +99,12 @@ import optimistix as optx
 
 from . import spatial
 from ._xla import system_jit
-from .simulate import Integrator, Result, SimulationError, initial_state
+from .errors import JaxmbdError
+from .simulation import Integrator, Result, SimulationError, initial_state
 from .system import System
 
 
-class ScenarioError(ValueError):
+class ScenarioError(JaxmbdError, ValueError):
     """A scenario that does not fit its system (unknown element, field, output; bad schema)."""
 
 
@@ -406,7 +407,7 @@ class Scenario(eqx.Module):
     # -- construction ------------------------------------------------------------------------
 
     @classmethod
-    def from_dict(cls, d, system: System) -> "Scenario":
+    def from_dict(cls, d, system: System) -> "Scenario":  # noqa: C901 (still to be split, issue 25)
         """Build and check a scenario against ``system`` from the dict schema of the module docstring."""
         name = "scenario"
         if isinstance(d, dict):
@@ -740,7 +741,10 @@ def _outputs_padded(system, plan, k, starts, t_start, ts, ys, forcing):
 def _phase_outputs(system, plan, k, starts, t_start, ts, ys, forcing, n):
     """Outputs at the saved times of one phase, padded to a fixed length so that one compile serves all phases."""
     m = ts.size
-    pad = lambda a: np.concatenate([a, np.repeat(a[-1:], n - m, axis=0)]) if m < n else a
+
+    def pad(a):
+        return np.concatenate([a, np.repeat(a[-1:], n - m, axis=0)]) if m < n else a
+
     outs = _outputs_padded(system, plan, k, starts, t_start, jnp.asarray(pad(ts)),
                            tuple(jnp.asarray(pad(a)) for a in ys), forcing)
     return {key: np.asarray(val)[:m] for key, val in outs.items()}
@@ -777,7 +781,7 @@ class PhaseEvent:
 
 @dataclasses.dataclass
 class ScenarioResult(Result):
-    """A :class:`~jaxmbd.simulate.Result` with ``phase`` (index per saved time), ``events`` and ``phase_names``.
+    """A :class:`~jaxmbd.simulation.Result` with ``phase`` (index per saved time), ``events`` and ``phase_names``.
 
     Phase boundaries appear twice in ``time`` (end of phase k, start of phase k + 1)."""
 

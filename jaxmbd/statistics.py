@@ -69,8 +69,3 @@ class ExtremeStatistics:
             p99=float(np.percentile(maxima, 99)),
             mpm=g.most_probable_maximum,
         )
-
-
-def dynamic_amplification(tension, static_tension):
-    """DAF per realisation: max over time of the tension divided by the static tension."""
-    return np.max(np.asarray(tension, float), axis=-1) / float(static_tension)

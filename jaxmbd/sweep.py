@@ -36,7 +36,8 @@ import numpy as np
 import xarray as xr
 
 from . import __version__
-from .simulate import Integrator, simulate
+from .errors import JaxmbdError
+from .simulation import Integrator, simulate
 from .statistics import ExtremeStatistics
 from .system import System
 
@@ -82,7 +83,7 @@ def with_sea_state(system: System, hs: float, tp: float) -> System:
     return eqx.tree_at(lambda s: s.waves.spectrum, system, spec)
 
 
-class SweepError(RuntimeError):
+class SweepError(JaxmbdError, RuntimeError):
     """A sweep folder that cannot be used as it is (cells of another configuration, another sweep at work)."""
 
 

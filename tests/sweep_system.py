@@ -7,7 +7,7 @@ import jaxmbd as mbd
 from jaxmbd.forces import SpringDamper
 from jaxmbd.hydro import JONSWAP, HydroBody, SeaState, read_capytaine, test_barge_path
 from jaxmbd.model import Body, ModelBuilder
-from jaxmbd.simulate import Integrator
+from jaxmbd.simulation import Integrator
 from jaxmbd.system import System
 
 MASS = 1025.0 * 400.0

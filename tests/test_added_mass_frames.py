@@ -22,7 +22,7 @@ from jaxmbd import spatial
 from jaxmbd.hydro import HydroBody
 from jaxmbd.hydro.bem import HydroData
 from jaxmbd.model import Body, ModelBuilder
-from jaxmbd.simulate import Integrator, simulate
+from jaxmbd.simulation import Integrator, simulate
 from jaxmbd.system import System
 
 REF = (0.3, -0.2, 0.1)  # reference point in body coordinates, off the centre of mass on purpose

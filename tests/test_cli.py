@@ -9,7 +9,7 @@ import pytest
 from jaxmbd.cli import main
 from jaxmbd.examples import simple_pendulum
 from jaxmbd.forces import SpringDamper
-from jaxmbd.simulate import Integrator, simulate
+from jaxmbd.simulation import Integrator, simulate
 from jaxmbd.system import System
 
 

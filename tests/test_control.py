@@ -7,7 +7,7 @@ import jaxmbd as mbd
 from jaxmbd.control import JointPD
 from jaxmbd.examples import rod
 from jaxmbd.model import ModelBuilder, Placement
-from jaxmbd.simulate import Integrator, simulate
+from jaxmbd.simulation import Integrator, simulate
 from jaxmbd.system import System
 
 

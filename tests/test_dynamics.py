@@ -9,7 +9,7 @@ import pytest
 
 import jaxmbd as mbd
 from jaxmbd.examples import crane_vessel, four_link, simple_pendulum
-from jaxmbd.simulate import Integrator, simulate
+from jaxmbd.simulation import Integrator, simulate
 from jaxmbd.system import System
 
 

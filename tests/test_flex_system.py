@@ -8,7 +8,7 @@ from jaxmbd.flex.beam import BeamMesh, rayleigh_coefficients
 from jaxmbd.flex.body import flexible_body
 from jaxmbd.flex.element import FlexibleBeamElement
 from jaxmbd.model import Body, ModelBuilder
-from jaxmbd.simulate import Integrator, simulate
+from jaxmbd.simulation import Integrator, simulate
 from jaxmbd.system import System
 
 L, I, A, RHO = 10.0, 8.33e-6, 0.01, 7850.0

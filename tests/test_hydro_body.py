@@ -18,7 +18,7 @@ from jaxmbd.forces import LinearMooring
 from jaxmbd.hydro import WaveComponents, rao, read_capytaine, test_barge_path, wavenumber
 from jaxmbd.hydro.body import HydroBody
 from jaxmbd.model import Body, ModelBuilder
-from jaxmbd.simulate import Integrator, simulate, solve, initial_state
+from jaxmbd.simulation import Integrator, simulate, solve, initial_state
 from jaxmbd.system import System
 
 MASS = 1025.0 * 400.0

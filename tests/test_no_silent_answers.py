@@ -279,7 +279,7 @@ def test_units_of_every_shipped_element():
 
     import jax
 
-    from jaxmbd.simulate import initial_state
+    from jaxmbd.simulation import initial_state
 
     systems = [ex.floating_crane()[0], build("on", "I")[0]]
     for system in systems:
@@ -419,7 +419,7 @@ def test_wave_elevation_at_the_reference_is_an_output():
     import jax
 
     from jaxmbd.hydro.waves import elevation
-    from jaxmbd.simulate import simulate
+    from jaxmbd.simulation import simulate
     from sweep_system import INTEGRATOR, moored_barge
 
     system = moored_barge()
@@ -440,7 +440,7 @@ def test_an_exhausted_step_budget_is_not_called_a_divergence():
     import jax.numpy as jnp
 
     from jaxmbd.examples import simple_pendulum
-    from jaxmbd.simulate import Integrator, SimulationError, simulate
+    from jaxmbd.simulation import Integrator, SimulationError, simulate
     from jaxmbd.system import System
 
     with pytest.raises(SimulationError, match="step budget ran out") as info:

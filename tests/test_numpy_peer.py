@@ -24,7 +24,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.numpy_crane_vessel import CraneVesselNumpy, build_system, run_rk4, run_rk45  # noqa: E402
-from jaxmbd.simulate import Integrator, simulate  # noqa: E402
+from jaxmbd.simulation import Integrator, simulate  # noqa: E402
 
 KEY = jax.random.key(2024)
 

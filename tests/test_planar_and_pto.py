@@ -14,7 +14,7 @@ from jaxmbd.forces import JointPTO
 from jaxmbd.joints import plane_axes
 from jaxmbd.kinematics import forward_kinematics
 from jaxmbd.model import Body, ModelBuilder
-from jaxmbd.simulate import Integrator, simulate
+from jaxmbd.simulation import Integrator, simulate
 from jaxmbd.system import System
 
 HULL = Body(3.0e3, (0.2, -0.1, 0.3), np.diag([1.0e3, 2.0e3, 3.0e3]))

@@ -7,7 +7,7 @@ import numpy as np
 import jaxmbd as mbd
 from jaxmbd.forces import WireRope
 from jaxmbd.model import Body, ModelBuilder
-from jaxmbd.simulate import Integrator, simulate, static_equilibrium
+from jaxmbd.simulation import Integrator, simulate, static_equilibrium
 from jaxmbd.system import System
 
 M, L0, EA, G = 1000.0, 10.0, 1.0e8, 9.81

@@ -22,7 +22,7 @@ import jaxmbd as mbd
 from jaxmbd.forces import WireRope
 from jaxmbd.model import Body, ModelBuilder
 from jaxmbd.scenario import Scenario, ScenarioError, ScenarioTimeLimit
-from jaxmbd.simulate import Integrator
+from jaxmbd.simulation import Integrator
 from jaxmbd.system import System
 
 M, EA, L0, G = 1000.0, 1.0e8, 10.0, 9.81

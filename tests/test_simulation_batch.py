@@ -4,7 +4,7 @@ import jax
 import numpy as np
 import pytest
 
-from jaxmbd.simulate import simulate
+from jaxmbd.simulation import simulate
 from jaxmbd.statistics import ExtremeStatistics, Gumbel
 from jaxmbd.sweep import SweepSettings, run_sweep
 from sweep_system import INTEGRATOR, moored_barge
@@ -95,7 +95,7 @@ def test_new_sea_states_and_parameters_reuse_the_compiled_run(system):
     import jax.numpy as jnp
 
     from jaxmbd._xla import strong_types
-    from jaxmbd.simulate import static_equilibrium
+    from jaxmbd.simulation import static_equilibrium
     from jaxmbd.sweep import with_sea_state
 
     made = strong_types((jnp.ones(3, dtype=jnp.float32), jnp.asarray(2e4), jnp.asarray(3)))

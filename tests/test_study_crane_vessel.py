@@ -20,7 +20,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from jaxmbd.simulate import Integrator, simulate  # noqa: E402
+from jaxmbd.simulation import Integrator, simulate  # noqa: E402
 
 DUR, SKIP, DT = 60.0, 25.0, 0.1
 

@@ -44,7 +44,7 @@ def test_flexible_boom_amplifies_more_than_rigid():
     deterministic, so the strict inequality is the test and both DAFs must be within 1 ... 1.2."""
     import jax
 
-    from jaxmbd.simulate import Integrator, simulate
+    from jaxmbd.simulation import Integrator, simulate
     from studies.osv_lift.system import tension_key
 
     dafs = {}

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from jaxmbd.hydro import test_barge_path
 from jaxmbd.io.system_file import LoadedSystem, SystemFileError, load_system, system_from_dict
-from jaxmbd.simulate import Integrator, initial_state, solve
+from jaxmbd.simulation import Integrator, initial_state, solve
 
 HERE = Path(__file__).resolve().parent
 BAD = sorted((HERE / "system_files" / "bad").glob("*.toml"))

@@ -14,6 +14,11 @@ import jax.numpy as jnp
 
 from .._xla import forward_jit
 from ..model import Model
+from ..shapes import BodyInertias as Inertias
+from ..shapes import BodyWrenches as Wrenches
+from ..shapes import Configuration as Q
+from ..shapes import JointSpaceMatrix
+from ..shapes import Velocity as V
 from . import articulated, dense
 from .energy import kinetic_energy, potential_energy, total_energy
 from .gravity import gravity_torques, gravity_wrenches
@@ -40,7 +45,8 @@ __all__ = [
 ]
 
 
-def forward_dynamics(model: Model, q, v, tau, f_ext=None, extra_inertia=None, *, options: DynamicsOptions = DEFAULT_OPTIONS):
+def forward_dynamics(model: Model, q: Q, v: V, tau: V, f_ext: Wrenches | None = None, extra_inertia: Inertias | None = None, *,
+                     options: DynamicsOptions = DEFAULT_OPTIONS) -> V:
     """Joint accelerations v̇ by the articulated-body algorithm, O(n).
 
     Solves M(q) v̇ + h(q, v) = τ + Σ Jᵢᵀ f_ext,i, with M including ``extra_inertia`` (n, 6, 6), an
@@ -53,17 +59,17 @@ def forward_dynamics(model: Model, q, v, tau, f_ext=None, extra_inertia=None, *,
     return articulated.forward_dynamics(model, q, v, tau, f_ext, extra_inertia, options)
 
 
-def inverse_dynamics(model: Model, q, v, vdot, f_ext=None, extra_inertia=None):
+def inverse_dynamics(model: Model, q: Q, v: V, vdot: V, f_ext: Wrenches | None = None, extra_inertia: Inertias | None = None) -> V:
     """Joint forces τ = M(q) v̇ + h(q, v) − Σ Jᵢᵀ f_ext,i by the recursive Newton-Euler algorithm."""
     return rnea(model, q, v, vdot, f_ext, extra_inertia)
 
 
-def mass_matrix(model: Model, q, extra_inertia=None):
+def mass_matrix(model: Model, q: Q, extra_inertia: Inertias | None = None) -> JointSpaceMatrix:
     """Joint-space inertia M(q) by the composite-rigid-body algorithm (RBDA Table 6.2)."""
     return crba(model, q, extra_inertia)
 
 
-def nonlinear_effects(model: Model, q, v, f_ext=None):
+def nonlinear_effects(model: Model, q: Q, v: V, f_ext: Wrenches | None = None) -> V:
     """h(q, v) = C(q, v) v + g(q) − Jᵀ f_ext: the joint forces for zero acceleration."""
     return rnea(model, q, v, jnp.zeros(model.nv, dtype=jnp.result_type(v, float)), f_ext)
 

@@ -76,7 +76,19 @@ def forward_dynamics(model: Model, q, v, tau, f_ext, extra_inertia, options: Dyn
     plan = _plan(model, dtype, options)
     b = _Bodies(model.n_bodies)
     _joint_motions(model, q, v, plan, b, dtype)
-    for d, level in enumerate(plan.levels):  # pass 1: twists and gravity in body axes, root to leaves
+    _velocity_pass(model, q, v, f_ext, plan, b, dtype, options)
+    _bias_of_single_bodies(model, plan, f_ext, b)
+    for _, e in plan.segs:  # a single body, or the last body of a run (the others are in the scan)
+        b.IA[e - 1] = model.inertia[e - 1] if extra_inertia is None else model.inertia[e - 1] + extra_inertia[e - 1]
+    _articulated_pass(model, tau, extra_inertia, plan, b)
+    _acceleration_pass(model, plan, b, dtype)
+    parts = [b.qdd[s] for s, e in plan.segs if s in b.qdd]
+    return jnp.concatenate(parts) if parts else jnp.zeros(0, dtype=model.inertia.dtype)
+
+
+def _velocity_pass(model: Model, q, v, f_ext, plan: _Plan, b: _Bodies, dtype, options: DynamicsOptions):
+    """Pass 1: twists and gravity in body axes, root to leaves (the runs' bias forces with them)."""
+    for d, level in enumerate(plan.levels):
         if d in plan.groups:
             _twists_of_group(model, plan.groups[d], b)
         for s, e in level:
@@ -86,10 +98,11 @@ def forward_dynamics(model: Model, q, v, tau, f_ext, extra_inertia, options: Dyn
                 _twist_of_body(model, s, b)
             else:
                 _kinematics_of_run(model, SerialRun(model, s, e, dtype, options.scan_unroll), q, v, f_ext, b, dtype)
-    _bias_of_single_bodies(model, plan, f_ext, b)
-    for _, e in plan.segs:  # a single body, or the last body of a run (the others are in the scan)
-        b.IA[e - 1] = model.inertia[e - 1] if extra_inertia is None else model.inertia[e - 1] + extra_inertia[e - 1]
-    for d in reversed(range(len(plan.levels))):  # pass 2: articulated inertias, leaves to root
+
+
+def _articulated_pass(model: Model, tau, extra_inertia, plan: _Plan, b: _Bodies):
+    """Pass 2: articulated inertias and bias forces, leaves to root."""
+    for d in reversed(range(len(plan.levels))):
         if d in plan.groups:
             _articulate_group(model, plan.groups[d], plan.S_group[d], tau, b)
         for s, e in reversed(plan.levels[d]):
@@ -99,11 +112,15 @@ def forward_dynamics(model: Model, q, v, tau, f_ext, extra_inertia, options: Dyn
                 _articulate_body(model, s, tau, b)
             else:
                 _articulate_run(model, s, e, tau, extra_inertia, b)
+
+
+def _acceleration_pass(model: Model, plan: _Plan, b: _Bodies, dtype):
+    """Pass 3: accelerations, root to leaves; the free bodies' 6x6 solves first, in one batch."""
     if plan.frees:
         a_free = spd_solve(jnp.stack([b.U[i] for i in plan.frees]), jnp.stack([b.u[i] for i in plan.frees]))
         for k, i in enumerate(plan.frees):
             b.a[i] = a_free[k]
-    for d, level in enumerate(plan.levels):  # pass 3: accelerations, root to leaves
+    for d, level in enumerate(plan.levels):
         if d in plan.groups:
             _accelerate_group(model, plan.groups[d], plan.S_group[d], b)
         for s, e in level:
@@ -113,8 +130,6 @@ def forward_dynamics(model: Model, q, v, tau, f_ext, extra_inertia, options: Dyn
                 _accelerate_body(model, s, b)
             else:
                 _accelerate_run(model, s, e, b, dtype)
-    parts = [b.qdd[s] for s, e in plan.segs if s in b.qdd]
-    return jnp.concatenate(parts) if parts else jnp.zeros(0, dtype=model.inertia.dtype)
 
 
 def _static_vector(axis, off, dtype):

@@ -26,6 +26,7 @@ import jax.numpy as jnp
 from .. import spatial
 from ..kinematics import joint_states
 from ..model import Model
+from ..shapes import BodyInertias, BodyWrenches, Configuration, Velocity
 
 
 def _inertia(model: Model, i: int, extra_inertia):
@@ -120,7 +121,8 @@ def rnea(model: Model, q, v, vdot, f_ext=None, extra_inertia=None):
     return jnp.concatenate(taus) if taus else jnp.zeros(0, dtype=model.inertia.dtype)
 
 
-def joint_wrenches(model: Model, q, v, vdot, f_ext=None, extra_inertia=None):
+def joint_wrenches(model: Model, q: Configuration, v: Velocity, vdot: Velocity, f_ext: BodyWrenches | None = None,
+                   extra_inertia: BodyInertias | None = None) -> BodyWrenches:
     """Wrench (n, 6) the parent exerts on each body through its joint, in the body's frame.
 
     Its projection on the motion subspace is the joint force Sᵀ f; the rest is the constraint

@@ -5,6 +5,26 @@ towards +y, time dependence e^{-iωt} (Capytaine's), DOF order surge, sway,
 heave, roll, pitch, yaw per body. See docs/hydro.md.
 """
 
+from jaxmbd.hydro.bem import (
+    HydroData,
+    HydroDataError,
+    box,
+    cylinder,
+    make_test_barge,
+    read_capytaine,
+    read_wamit,
+    run_capytaine,
+    test_barge_path,
+)
+from jaxmbd.hydro.body import HydroBody
+from jaxmbd.hydro.frequency_domain import rao
+from jaxmbd.hydro.radiation import (
+    RadiationFitReport,
+    RadiationStateSpace,
+    fit_radiation,
+    retardation_function,
+)
+from jaxmbd.hydro.sea import SeaState
 from jaxmbd.hydro.waves import (
     JONSWAP,
     PiersonMoskowitz,
@@ -17,26 +37,6 @@ from jaxmbd.hydro.waves import (
     spreading_weights,
     wavenumber,
 )
-from jaxmbd.hydro.bem import (
-    HydroData,
-    HydroDataError,
-    box,
-    cylinder,
-    make_test_barge,
-    read_capytaine,
-    read_wamit,
-    run_capytaine,
-    test_barge_path,
-)
-from jaxmbd.hydro.radiation import (
-    RadiationFitReport,
-    RadiationStateSpace,
-    fit_radiation,
-    retardation_function,
-)
-from jaxmbd.hydro.frequency_domain import rao
-from jaxmbd.hydro.body import HydroBody
-from jaxmbd.hydro.sea import SeaState
 
 __all__ = [
     "JONSWAP",

@@ -34,6 +34,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..errors import JaxmbdError
+
 __all__ = [
     "HydroData",
     "HydroDataError",
@@ -50,7 +52,7 @@ RIGID_DOFS = ("surge", "sway", "heave", "roll", "pitch", "yaw")
 _TWO_PI = 2.0 * math.pi
 
 
-class HydroDataError(ValueError):
+class HydroDataError(JaxmbdError, ValueError):
     """A hydrodynamic data file is malformed or physically inconsistent.
 
     The message names the file and the variable.
@@ -353,7 +355,7 @@ def _checked_hydro(source, omega, A, B, A_inf, exc, beta, C, vol, cob, ref, rho,
     )
 
 
-def _validate(
+def _validate(  # noqa: C901 (still to be split, issue 25)
     source,
     omega,
     added_mass,
@@ -583,7 +585,7 @@ def _squeeze_extra(da, keep, source, name):
     return da.transpose(*keep)
 
 
-def _from_capytaine_dataset(ds, source, *, omega_max, reference_point, symmetry_rtol, damping_rtol):
+def _from_capytaine_dataset(ds, source, *, omega_max, reference_point, symmetry_rtol, damping_rtol):  # noqa: C901 (still to be split, issue 25)
     for name in ("added_mass", "radiation_damping"):
         if name not in ds.variables:
             raise HydroDataError(source, name, "missing")
@@ -742,7 +744,7 @@ def _wamit_scales(n, rho, g, length):
     return mass, force, stiff
 
 
-def _parse_wamit_out(path):
+def _parse_wamit_out(path):  # noqa: C901 (still to be split, issue 25)
     """Raw nondimensional tables from a WAMIT .out file."""
     lines = Path(path).read_text(errors="replace").splitlines()
     bodies, gdf_names = [], []
@@ -880,7 +882,7 @@ def _assemble_wamit(source, freqs_A, freqs_B, exc_tables, n, headings):
     return np.array(omegas), A, B, X
 
 
-def read_wamit(path, rho: float = 1000.0, g: float = 9.81, length: float = 1.0, *, omega_max=None,
+def read_wamit(path, rho: float = 1000.0, g: float = 9.81, length: float = 1.0, *, omega_max=None,  # noqa: C901 (still to be split, issue 25)
                symmetry_rtol: float = 0.5, damping_rtol: float = 0.02) -> HydroData:
     """Read WAMIT output into dimensional :class:`HydroData` (Capytaine phase convention).
 

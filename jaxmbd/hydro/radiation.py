@@ -338,7 +338,7 @@ def _kind_peaks(diag_peaks, dofs):
     return out
 
 
-def fit_radiation(
+def fit_radiation(  # noqa: C901 (still to be split, issue 25)
     hydro,
     *,
     dofs=None,

@@ -2,7 +2,7 @@
 waves and run settings, read into a simulable :class:`~jaxmbd.system.System`.
 
 ``load_system(path)`` returns a :class:`LoadedSystem`: the System, the
-initial configuration q0, an :class:`~jaxmbd.simulate.Integrator`, the run
+initial configuration q0, an :class:`~jaxmbd.simulation.Integrator`, the run
 settings, an optional sea-state sweep, the scenario phases (plain dicts for
 ``jaxmbd.scenario.Scenario.from_dict``), the file path and the raw table.
 The schema is in ``docs/system_file.md``.
@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import JaxmbdError
+
 try:
     import tomllib
 except ImportError:  # Python 3.10
@@ -41,15 +43,14 @@ except ImportError:  # Python 3.10
 __all__ = [
     "SystemFileError",
     "LoadedSystem",
-    "SystemSpec",
     "SimulationSettings",
-    "SweepSettings",
+    "SweepTable",
     "load_system",
     "system_from_dict",
 ]
 
 
-class SystemFileError(ValueError):
+class SystemFileError(JaxmbdError, ValueError):
     """A system file that cannot be used: one line naming the file, the field and what was expected."""
 
     def __init__(self, source: str, field: str, problem: str):
@@ -78,8 +79,9 @@ class SimulationSettings:
 
 
 @dataclasses.dataclass(frozen=True)
-class SweepSettings:
-    """``[sweep]``: the sea-state grid (significant wave heights ``hs`` (m) x peak periods ``tp``
+class SweepTable:
+    """``[sweep]`` as the file writes it (the command line completes it into a
+    :class:`jaxmbd.sweep.SweepSettings`): the sea-state grid (significant wave heights ``hs`` (m) x peak periods ``tp``
     (s)); ``limits``, upper limits (SI units of the output) on scalar outputs by name
     (``{"hoist/tension": 6e6}``), held against ``statistic`` of the per-realisation maxima
     (``mpm``, ``mean``, ``p50``, ``p90``, ``p99``); the run length (s) and realisations per
@@ -91,10 +93,6 @@ class SweepSettings:
     statistic: str = "mpm"
     duration: float | None = None
     n_realisations: int | None = None
-
-    def get(self, key: str, default=None):
-        """Dict-style access to the same fields (``sweep.get("hs")``)."""
-        return getattr(self, key, default)
 
 
 @dataclasses.dataclass
@@ -108,7 +106,7 @@ class LoadedSystem:
     q0: Any
     integrator: Any
     simulation: SimulationSettings
-    sweep: SweepSettings | None
+    sweep: SweepTable | None
     scenario: dict | None
     path: Path | None
     config: dict
@@ -171,24 +169,14 @@ class LoadedSystem:
         """q0, moved to the static equilibrium when ``simulation.static_equilibrium`` asks for it."""
         if not self.simulation.static_equilibrium:
             return self.q0
-        from ..simulate import static_equilibrium
+        from ..simulation import static_equilibrium
 
         return static_equilibrium(self.system, self.q0, free=self.simulation.equilibrium_free)
 
-    def with_sea_state(self, hs: float, tp: float):
-        """The System with the wave spectrum's Hs (m) and Tp (s) replaced (for a sweep cell)."""
-        import equinox as eqx
-
-        waves = self.system.waves
-        if waves is None or waves.spectrum is None:
-            raise SystemFileError(str(self.path), "waves", "a sea-state sweep needs [waves] with a spectrum")
-        spec = eqx.tree_at(lambda s: (s.hs, s.tp), waves.spectrum, (_jnp(hs), _jnp(tp)))
-        return eqx.tree_at(lambda s: s.waves.spectrum, self.system, spec)
-
     def run(self, **overrides):
-        """Simulate with the file's settings; keyword arguments of :func:`~jaxmbd.simulate.simulate`
+        """Simulate with the file's settings; keyword arguments of :func:`~jaxmbd.simulation.simulate`
         override them.  The result carries :meth:`attrs`."""
-        from ..simulate import simulate
+        from ..simulation import simulate
 
         s = self.simulation
         kw = dict(
@@ -203,10 +191,6 @@ class LoadedSystem:
         result = simulate(self.system, **kw)
         result.attrs.update(self.attrs())
         return result
-
-
-#: the name the design notes use for the same thing
-SystemSpec = LoadedSystem
 
 
 def _json_default(x):
@@ -575,7 +559,7 @@ class _Loader:
 
     # -- bodies and joints -------------------------------------------------------------------
 
-    def build_model(self, cfg, gravity):
+    def build_model(self, cfg, gravity):  # noqa: C901 (still to be split, issue 25)
         from ..joints import KINDS as JOINT_KINDS
         from ..joints import ModelError
         from ..model import WORLD, Body, ModelBuilder, Placement
@@ -680,7 +664,8 @@ class _Loader:
             i = model.index(name)
             j = model.joints[i]
             if val.shape != (j.nq,):
-                r.fail(f"{f}.{key}" if not f.startswith("model.") else f, f"expected {_shape_text((j.nq,))} for a {j.name!r} joint (nq = {j.nq}), got {_shape_text(val.shape)}")
+                r.fail(f"{f}.{key}" if not f.startswith("model.") else f,
+                       f"expected {_shape_text((j.nq,))} for a {j.name!r} joint (nq = {j.nq}), got {_shape_text(val.shape)}")
             if not np.all(np.isfinite(val)):
                 r.fail(f"{f}.{key}" if not f.startswith("model.") else f, "expected finite numbers")
             val = self.unit_quaternions(val, j, f if f.startswith("model.") else f"{f}.{key}")
@@ -776,7 +761,7 @@ class _Loader:
             out.append((f, self.hydro_element(h, f, k)))
         return out
 
-    def hydro_element(self, h, f, k):
+    def hydro_element(self, h, f, k):  # noqa: C901 (still to be split, issue 25)
         from ..hydro.bem import HydroDataError, read_capytaine, read_wamit
         from ..hydro.body import HydroBody
 
@@ -927,7 +912,7 @@ class _Loader:
             out.append((f, self.element(kinds[kind], kind, e, f, default_name)))
         return out
 
-    def element(self, cls, kind, e, f, default_name):
+    def element(self, cls, kind, e, f, default_name):  # noqa: C901 (still to be split, issue 25)
         r = self.r
         fields = {x.name: x for x in dataclasses.fields(cls) if x.init}
         allowed = ["kind"] + list(fields)
@@ -1046,7 +1031,8 @@ class _Loader:
         for key in w:
             if key in ("type", "direction_deg", "water_depth") or key in own[typ] or (typ != "regular" and key in spectral):
                 continue
-            r.fail(f"{f}.{key}", f"not used by {typ!r} waves (their keys: type, {', '.join(own[typ] + (() if typ == 'regular' else spectral))}, direction_deg, water_depth)")
+            keys = ", ".join(own[typ] + (() if typ == "regular" else spectral))
+            r.fail(f"{f}.{key}", f"not used by {typ!r} waves (their keys: type, {keys}, direction_deg, water_depth)")
         direction = math.radians(r.number(w, f, "direction_deg", 0.0))
         depth = r.number(w, f, "water_depth", math.inf, gt=0.0, allow_inf=True)
         if typ == "regular":
@@ -1177,14 +1163,14 @@ class _Loader:
     # -- run settings ------------------------------------------------------------------------
 
     def build_simulation(self, cfg, system):
-        from ..simulate import _CHECKPOINT, _SOLVERS, Integrator
+        from ..simulation import CHECKPOINT_MODES, SOLVERS, Integrator
 
         r = self.r
         f = "simulation"
         s = r.table(r.get(cfg, "", "simulation"), f, _SIM_KEYS)
         duration = r.number(s, f, "duration", gt=0.0)
         save_dt = r.number(s, f, "save_dt", None, gt=0.0, le=duration)
-        method = r.string(s, f, "method", "tsit5", choices=tuple(_SOLVERS))
+        method = r.string(s, f, "method", "tsit5", choices=tuple(SOLVERS))
         dt = r.number(s, f, "dt", None, gt=0.0, le=duration)
         if method == "rk4" and dt is None:
             r.fail(f"{f}.dt", "method 'rk4' has no error estimate: give a fixed step dt (s)")
@@ -1211,7 +1197,7 @@ class _Loader:
             max_steps=r.integer(s, f, "max_steps", None, ge=1),
             checkpoints=r.integer(s, f, "checkpoints", None, ge=1),
             use_diffrax=r.boolean(s, f, "use_diffrax", False),
-            checkpoint=r.string(s, f, "checkpoint", "auto", choices=_CHECKPOINT),
+            checkpoint=r.string(s, f, "checkpoint", "auto", choices=CHECKPOINT_MODES),
         )
         n_real = r.integer(s, f, "n_realisations", None, ge=1)
         seed = r.integer(s, f, "seed", 0, ge=0)
@@ -1281,7 +1267,7 @@ class _Loader:
             if outputs[out] != ():
                 r.fail(g, f"output {out!r} has shape {outputs[out]}; limits apply to scalar outputs: {', '.join(scalar)}")
             limits[out] = r.check_number(val, g)
-        return SweepSettings(grids["hs"], grids["tp"], limits, statistic, duration, n_real)
+        return SweepTable(grids["hs"], grids["tp"], limits, statistic, duration, n_real)
 
     def output_shapes(self, system):
         """Output name -> shape, from the trial evaluation of the elements and the reported joints."""

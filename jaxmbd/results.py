@@ -41,7 +41,7 @@ def result_to_dataset(result) -> xr.Dataset:
     """Dataset with dims (realisation,) time, q_coord, v_coord and one variable per output, each with
     ``units`` and ``long_name``; vector outputs have a labelled dimension (``dof``, ``component``,
     ``xyz``)."""
-    from .. import __version__
+    from . import __version__
 
     system = result.system
     model = system.model

@@ -17,16 +17,17 @@ import jax.numpy as jnp
 import numpy as np
 
 from ._xla import system_jit
+from .errors import JaxmbdError
 from .system import System
 
 
-class SimulationError(RuntimeError):
+class SimulationError(JaxmbdError, RuntimeError):
     """A run that failed: the message says when and where."""
 
 
 _FIXED = ("rk4", "tsit5", "dopri5", "heun", "euler")
 
-_SOLVERS = {
+SOLVERS = {
     "tsit5": diffrax.Tsit5,
     "dopri5": diffrax.Dopri5,
     "dopri8": diffrax.Dopri8,
@@ -55,7 +56,7 @@ def _tableau(method: str):
     """(c, a_lower, b) of an explicit Runge-Kutta method, without FSAL stages that b does not use."""
     if method == "euler":
         return np.zeros(0), (), np.array([1.0])
-    tab = (_RK4 if method == "rk4" else _SOLVERS[method]).tableau
+    tab = (_RK4 if method == "rk4" else SOLVERS[method]).tableau
     b = np.asarray(tab.b_sol)
     n = len(b)
     while n > 1 and b[n - 1] == 0.0:  # an FSAL stage feeds only the error estimate
@@ -186,7 +187,7 @@ def _fixed_step_solve(system, y0, t0, dt, n_windows, steps_per_window, forcing, 
 # (a vmapped batch of realisations multiplies it); beyond, one state per save (Integrator.checkpoint).
 STAGE_MEMORY_BUDGET = 256 * 2**20
 
-_CHECKPOINT = ("auto", "steps", "saves")
+CHECKPOINT_MODES = ("auto", "steps", "saves")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -221,13 +222,13 @@ class Integrator:
     checkpoint: str = "auto"
 
     def __post_init__(self):
-        if self.checkpoint not in _CHECKPOINT:
-            raise ValueError(f"Integrator.checkpoint: expected one of {_CHECKPOINT}, got {self.checkpoint!r}")
+        if self.checkpoint not in CHECKPOINT_MODES:
+            raise ValueError(f"Integrator.checkpoint: expected one of {CHECKPOINT_MODES}, got {self.checkpoint!r}")
 
     def solver(self):
-        if self.method not in _SOLVERS:
-            raise ValueError(f"integrator method {self.method!r}: expected one of {sorted(_SOLVERS)}")
-        return _RK4() if self.method == "rk4" else _SOLVERS[self.method]()
+        if self.method not in SOLVERS:
+            raise ValueError(f"integrator method {self.method!r}: expected one of {sorted(SOLVERS)}")
+        return _RK4() if self.method == "rk4" else SOLVERS[self.method]()
 
     def controller(self):
         if self.dt is not None:
@@ -338,7 +339,7 @@ class Result:
     attrs: dict = dataclasses.field(default_factory=dict)
 
     def to_dataset(self):
-        from .io.results import result_to_dataset
+        from .results import result_to_dataset
 
         return result_to_dataset(self)
 

@@ -1,0 +1,104 @@
+"""The package's structure: imports go down the layers only, no private name crosses a package, no
+submodule is hidden behind a function of the same name, and every error is a JaxmbdError."""
+
+import ast
+import importlib
+import pathlib
+import pkgutil
+
+import jaxmbd
+
+ROOT = pathlib.Path(jaxmbd.__file__).parent
+
+# Lowest first: a module may import from its own layer and those before it.  The force elements,
+# hydrodynamics, flexible bodies and controllers are one layer (elements) above the system.
+LAYERS = [
+    {"errors", "_xla", "config", "shapes"},
+    {"spatial"},
+    {"joints"},
+    {"model"},
+    {"kinematics"},
+    {"dynamics"},
+    {"validity", "system"},
+    {"forces", "control", "hydro", "flex", "statistics"},
+    {"results", "simulation"},
+    {"examples"},
+    {"scenario", "sweep"},
+    {"io"},
+    {"cli"},
+]
+
+
+def _layer(name: str) -> int | None:
+    for k, layer in enumerate(LAYERS):
+        if name in layer:
+            return k
+    return None
+
+
+def _imports(path: pathlib.Path):
+    """(line, imported module, names) of every ``from ... import`` in a module of the package."""
+    parts = path.relative_to(ROOT.parent).with_suffix("").parts
+    package = parts[:-1] if path.name != "__init__.py" else parts[:-1]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = list(package[: len(package) - node.level + 1])
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            yield node.lineno, module, [a.name for a in node.names]
+
+
+def _first_level(module: str, names) -> list[str]:
+    parts = module.split(".")
+    if parts[0] != "jaxmbd":
+        return []
+    return [parts[1]] if len(parts) > 1 else list(names)
+
+
+def test_imports_go_down_the_layers_and_no_private_name_crosses_a_package():
+    upward, private = [], []
+    for path in ROOT.rglob("*.py"):
+        me = path.relative_to(ROOT).parts[0].removesuffix(".py")
+        if me == "__init__":
+            continue  # the package's own namespace re-exports every layer
+        for line, module, names in _imports(path):
+            for other in _first_level(module, names):
+                if other == me or _layer(other) is None:
+                    continue
+                assert _layer(me) is not None, f"{path}: module {me!r} is in no layer of this test"
+                if _layer(other) > _layer(me):
+                    upward.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
+                private += [f"{path.relative_to(ROOT)}:{line} imports {module}.{n}" for n in names
+                            if n.startswith("_") and not n.startswith("__")]
+    assert not upward, upward
+    assert not private, private
+
+
+def test_no_submodule_is_shadowed_and_the_public_names_exist():
+    for info in pkgutil.iter_modules(jaxmbd.__path__):
+        module = importlib.import_module(f"jaxmbd.{info.name}")
+        attr = getattr(jaxmbd, info.name, module)
+        assert attr is module, f"jaxmbd.{info.name} is {attr!r}, not the module"
+    for name in jaxmbd.__all__:
+        assert hasattr(jaxmbd, name), name
+
+
+def test_every_error_jaxmbd_raises_on_purpose_is_a_jaxmbd_error():
+    from jaxmbd.cli import ResultFileError
+    from jaxmbd.hydro.bem import HydroDataError
+    from jaxmbd.scenario import ScenarioError
+    from jaxmbd.sweep import SweepError
+
+    for cls in (jaxmbd.ModelError, jaxmbd.SystemFileError, HydroDataError, ScenarioError, SweepError,
+                jaxmbd.SimulationError, ResultFileError):
+        assert issubclass(cls, jaxmbd.JaxmbdError), cls
+
+
+def test_the_version_is_written_once():
+    import importlib.metadata
+
+    assert importlib.metadata.version("jaxmbd") == jaxmbd.__version__
+    text = (ROOT.parent / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'dynamic = ["version"]' in text and "\nversion =" not in text.split("[tool.setuptools.dynamic]")[0]
