@@ -7,12 +7,15 @@ to them.  Active heave compensation lives on the winch of a
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import equinox as eqx
 import jax.numpy as jnp
 
 from . import spatial
 from .dynamics import gravity_torques as _gravity_torques
-from .system import Context, Contribution, ForceElement
+from .fields import parameter, setting
+from .system import ELEMENT_KINDS, Context, Contribution, ForceElement
 
 
 def _dofs(model, joints):
@@ -43,14 +46,17 @@ class JointPD(ForceElement):
     one state per joint when ``integral`` is true.  Outputs: ``torque`` (per joint).
     """
 
+    kind: ClassVar[str] = "joint_pd"
+    section: ClassVar[str] = "controllers"
+
     name: str = eqx.field(static=True)
-    joints: tuple = eqx.field(static=True)
-    setpoint: jnp.ndarray
-    kp: jnp.ndarray
-    kd: jnp.ndarray
-    ki: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(0.0))
-    gravity_compensation: bool = eqx.field(static=True, default=False)
-    integral: bool = eqx.field(static=True, default=False)
+    joints: tuple = setting("joints", doc="one-coordinate joints")
+    setpoint: jnp.ndarray = parameter(unit="rad or m", shape="per:joints", angle=True, doc="q_ref")
+    kp: jnp.ndarray = parameter(unit="N·m/rad or N/m", shape="per:joints", bound=(">=", 0.0), doc="K_p")
+    kd: jnp.ndarray = parameter(unit="N·m·s/rad or N·s/m", shape="per:joints", bound=(">=", 0.0), doc="K_d")
+    ki: jnp.ndarray = parameter(unit="N·m/(rad·s) or N/(m·s)", shape="per:joints", bound=(">=", 0.0), default=0.0, doc="K_i")
+    gravity_compensation: bool = setting("bool", default=False, doc="feed-forward of the whole weight below the joints (a crane holding a pose)")
+    integral: bool = setting("bool", default=False, doc="integral action (one state per joint)")
 
     @property
     def n_states(self):
@@ -91,14 +97,17 @@ class MotionCompensation(ForceElement):
     :class:`JointPD`.  Outputs: ``torque`` (2,), ``roll``, ``pitch`` of the platform (rad, world).
     """
 
+    kind: ClassVar[str] = "motion_compensation"
+    section: ClassVar[str] = "controllers"
+
     name: str = eqx.field(static=True)
-    roll_joint: str = eqx.field(static=True)
-    pitch_joint: str = eqx.field(static=True)
-    platform: str = eqx.field(static=True)
-    kp: jnp.ndarray
-    kd: jnp.ndarray
-    mode: str = eqx.field(static=True, default="on")
-    gravity_compensation: bool = eqx.field(static=True, default=True)
+    roll_joint: str = setting("joint", doc="joint turning the platform about x")
+    pitch_joint: str = setting("joint", doc="joint turning the platform about y")
+    platform: str = setting("body", doc="the platform body kept level")
+    kp: jnp.ndarray = parameter(unit="N·m/rad", shape=[(), (2,)], bound=(">=", 0.0), doc="K_p, one value or roll and pitch")
+    kd: jnp.ndarray = parameter(unit="N·m·s/rad", shape=[(), (2,)], bound=(">=", 0.0), doc="K_d, one value or roll and pitch")
+    mode: str = setting("string", default="on", choices=("on", "off"), doc='"on" keeps the platform level; "off" locks it to the deck')
+    gravity_compensation: bool = setting("bool", default=True, doc="feed-forward of the weight on the platform")
 
     def __check_init__(self):
         if self.mode not in ("on", "off"):
@@ -132,4 +141,5 @@ class MotionCompensation(ForceElement):
         return {"torque": self.torque(ctx)[0], "roll": roll, "pitch": pitch}
 
 
-KINDS = {"joint_pd": JointPD, "motion_compensation": MotionCompensation}
+KINDS = ELEMENT_KINDS["controllers"]
+"""Name in a system file's ``[[controllers]]`` -> class (every registered controller)."""

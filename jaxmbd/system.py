@@ -8,13 +8,15 @@ integrators, winches), concatenated in element order.  Quaternions inside
 A force element is one Equinox module (see :class:`ForceElement`): it sees the
 kinematics of the current state through a :class:`Context` and returns body
 wrenches, joint forces and the derivative of its own states.  Adding a new
-kind (a fender, a tugger line) means writing one such class; nothing else
-changes.
+kind (a fender, a tugger line) means writing one such class in one file of
+``jaxmbd/forces/``: its ``kind`` registers it (:data:`ELEMENT_KINDS`) and its
+fields' declarations (:mod:`jaxmbd.fields`) make it readable from a system
+file and documented; nothing else changes.
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import equinox as eqx
 import jax.numpy as jnp
@@ -102,15 +104,41 @@ class Contribution(NamedTuple):
     zdot: Any = None
 
 
+ELEMENT_KINDS: dict[str, dict[str, type]] = {"forces": {}, "controllers": {}}
+"""Registered element classes by system-file section and kind (filled by :class:`ForceElement`)."""
+
+
 class ForceElement(eqx.Module):
     """Base class of force elements and controllers.
 
     Subclasses set ``name`` and implement :meth:`contribution`; those with
     internal states override :attr:`n_states` and :meth:`initial_state`; those
-    that report values (a rope tension) override :meth:`outputs`.
+    that report values (a rope tension) override :meth:`outputs`.  A subclass
+    with a ``kind`` (class variable) is registered under it in :data:`ELEMENT_KINDS`
+    for its ``section`` (``"forces"`` or ``"controllers"``) and read from system
+    files by its fields' declarations (:mod:`jaxmbd.fields`).
     """
 
     name: eqx.AbstractVar[str]
+    kind: ClassVar[str | None] = None
+    section: ClassVar[str] = "forces"
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        kind = cls.__dict__.get("kind")
+        if kind is None:
+            return
+        registry = ELEMENT_KINDS.setdefault(cls.section, {})
+        if kind in registry and registry[kind].__qualname__ != cls.__qualname__:
+            raise TypeError(f"element kind {kind!r} of {cls.__qualname__} is already {registry[kind].__qualname__}'s")
+        registry[kind] = cls
+
+    @classmethod
+    def file_rules(cls, values: dict, given: dict, fail) -> None:
+        """Rules between fields of a system-file entry, checked after each field on its own.
+
+        ``values``: the fields read so far (SI; may be completed here, e.g. a switch another field
+        implies); ``given``: the keys as written; ``fail(key, message)`` reports an error on a key."""
 
     @property
     def n_states(self) -> int:

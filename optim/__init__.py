@@ -10,11 +10,11 @@ See ``studies/tuning`` for the controller-tuning and design studies, and
 import jaxmbd  # noqa: F401  (float64 on import)
 
 from . import objectives
+from .from_file import tune_from_file
 from .gradcheck import check_gradients, gradient_cost, peak_memory
 from .params import Parameter, ParameterSet, get_leaf, set_leaf
 from .rollout import LazyOutputs, Problem, equilibrate, outputs_of, rollout, time_grid
 from .tuning import FORWARD_MODE_MAX_PARAMETERS, TuneResult, gradient_mode_for, tune, value_and_grad
-from .from_file import tune_from_file
 
 __all__ = [
     "objectives", "Parameter", "ParameterSet", "get_leaf", "set_leaf", "Problem", "equilibrate", "outputs_of", "LazyOutputs",

@@ -55,7 +55,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxmbd.io.system_file import _Reader
-from jaxmbd.simulate import Integrator
+from jaxmbd.simulation import Integrator
 
 from . import objectives as obj
 from . import params as prm
@@ -126,7 +126,7 @@ def read_tune_table(loaded, table: dict) -> dict:
     return out
 
 
-def _read_parameters(r, system, tables) -> list[dict]:
+def _read_parameters(r, system, tables) -> list[dict]:  # noqa: C901 (still to be split, issue 25)
     if not tables:
         r.fail("tune.parameters", "expected at least one [[tune.parameters]] entry")
     out, names = [], {}
@@ -202,7 +202,7 @@ def _output_shapes(system) -> dict:
     return {k: tuple(x.shape) for k, x in jax.eval_shape(outs).items()}
 
 
-def _read_objective(r, loaded, tables, settings) -> list[dict]:
+def _read_objective(r, loaded, tables, settings) -> list[dict]:  # noqa: C901 (still to be split, issue 25)
     if not tables:
         r.fail("tune.objective", "expected at least one [[tune.objective]] term")
     shapes = _output_shapes(loaded.system)

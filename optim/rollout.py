@@ -1,6 +1,6 @@
 """Differentiable runs: parameters -> system -> (equilibrium) -> fixed-step solve -> outputs -> objective.
 
-Everything here is pure JAX on top of :func:`jaxmbd.simulate.solve` (the
+Everything here is pure JAX on top of :func:`jaxmbd.simulation.solve` (the
 fixed-step path: nested ``lax.scan``s, every right-hand side ``jax.checkpoint``-ed; reverse mode
 keeps every stage's state or, with ``Integrator(checkpoint="saves")`` or beyond the memory budget,
 one state per save and runs each save interval again).
@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxmbd.simulate import Integrator, solve
+from jaxmbd.simulation import Integrator, solve
 
 from . import objectives as obj
 
@@ -81,7 +81,7 @@ def equilibrate(system, q_guess, *, free=None, n_newton: int = 3, params=None):
     """A few Newton steps towards the static equilibrium (v = 0, v̇ = 0), unrolled so that the
     result is differentiable in the system's parameters (the derivative converges with the
     iterate: start from an equilibrium of nearby parameters, from
-    :func:`jaxmbd.simulate.static_equilibrium`, and 2-3 steps reach machine precision).
+    :func:`jaxmbd.simulation.static_equilibrium`, and 2-3 steps reach machine precision).
 
     Damped least-squares steps (directions without restoring force stay put); ``free`` (nv,) masks them.
     """

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import equinox as eqx
 import jax.numpy as jnp
 
 from .. import spatial
+from ..fields import parameter, setting
 from ..system import Context, Contribution, ForceElement
 
 
@@ -32,13 +35,15 @@ class LinearMooring(ForceElement):
     ``force`` (6,), the wrench on the body at the point in world axes.
     """
 
+    kind: ClassVar[str] = "linear_mooring"
+
     name: str = eqx.field(static=True)
-    body: str = eqx.field(static=True)
-    point: jnp.ndarray
-    reference: jnp.ndarray
-    stiffness: jnp.ndarray
-    damping: jnp.ndarray
-    pretension: jnp.ndarray = eqx.field(default_factory=lambda: jnp.zeros(6))
+    body: str = setting("body", doc="moored body")
+    point: jnp.ndarray = parameter(unit="m", shape=(3,), doc="point of the body the wrench acts at, body frame")
+    reference: jnp.ndarray = parameter(unit="m", shape=(3,), doc="the point's equilibrium position, world frame")
+    stiffness: jnp.ndarray = parameter(unit="N/m, N·m/rad", shape=(6, 6), doc="K on η = [x, y, z, φ, θ, ψ]")
+    damping: jnp.ndarray = parameter(unit="N·s/m, N·m·s/rad", shape=(6, 6), doc="C on η̇")
+    pretension: jnp.ndarray = parameter(unit="N, N·m", shape=(6,), default=[0.0] * 6, doc="constant wrench F_pretension, world axes")
 
     def wrench(self, ctx: Context):
         eta, etadot = small_displacement(ctx, self.body, self.point, jnp.eye(3, dtype=ctx.R.dtype), self.reference)

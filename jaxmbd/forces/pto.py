@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import equinox as eqx
 import jax.numpy as jnp
 
+from ..fields import parameter, setting
 from ..system import Context, Contribution, ForceElement
 
 
@@ -19,12 +22,14 @@ class JointPTO(ForceElement):
     ``position`` (m or rad, q − q₀) and ``velocity`` (m/s or rad/s).
     """
 
+    kind: ClassVar[str] = "pto"
+
     name: str = eqx.field(static=True)
-    joint: str = eqx.field(static=True)
-    stiffness: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(0.0))
-    damping: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(0.0))
-    equilibrium: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(0.0))
-    force_limit: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(jnp.inf))
+    joint: str = setting("joint", doc="a prismatic or revolute joint")
+    stiffness: jnp.ndarray = parameter(unit="N/m or N·m/rad", bound=(">=", 0.0), default=0.0, doc="spring on the coordinate")
+    damping: jnp.ndarray = parameter(unit="N·s/m or N·m·s/rad", bound=(">=", 0.0), default=0.0, doc="damper (absorbs power)")
+    equilibrium: jnp.ndarray = parameter(unit="m or rad", default=0.0, doc="coordinate where the spring is relaxed")
+    force_limit: jnp.ndarray = parameter(unit="N or N·m", bound=(">", 0.0), default=float("inf"), doc="saturation of the force")
 
     def _coordinate(self, ctx: Context):
         model = ctx.model

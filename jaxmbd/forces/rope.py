@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 
+from ..fields import parameter, setting
 from ..system import Context, Contribution, ForceElement
 
 
@@ -38,19 +41,31 @@ class WireRope(ForceElement):
     (m), ``sway`` (rad): the angle of the rope from the vertical.
     """
 
+    kind: ClassVar[str] = "wire_rope"
+
     name: str = eqx.field(static=True)
-    body_a: str = eqx.field(static=True)
-    body_b: str = eqx.field(static=True)
-    point_a: jnp.ndarray
-    point_b: jnp.ndarray
-    EA: jnp.ndarray
-    length: jnp.ndarray
-    damping: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(0.0))
-    transition: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(1.0))
-    payout_rate: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(0.0))
-    heave_compensation: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(0.0))
-    hook_gain: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(0.0))
-    winch: bool = eqx.field(static=True, default=False)
+    body_a: str = setting("body_or_world", doc="body of the sheave point (a crane tip, or world)")
+    body_b: str = setting("body_or_world", doc="body of the hook point")
+    point_a: jnp.ndarray = parameter(unit="m", shape=(3,), doc="sheave point in body_a's frame")
+    point_b: jnp.ndarray = parameter(unit="m", shape=(3,), doc="hook point in body_b's frame")
+    EA: jnp.ndarray = parameter(unit="N", bound=(">", 0.0), doc="axial stiffness")
+    length: jnp.ndarray = parameter(unit="m", bound=(">", 0.0), doc="unstretched length L₀ at t = 0")
+    damping: jnp.ndarray = parameter(unit="N·s/m", bound=(">=", 0.0), default=0.0, doc="axial damping c")
+    transition: jnp.ndarray = parameter(unit="N", bound=(">", 0.0), default=1.0, doc="width of the smooth slack-taut transition")
+    payout_rate: jnp.ndarray = parameter(unit="m/s", default=0.0, doc="winch payout (negative hauls in)")
+    heave_compensation: jnp.ndarray = parameter(unit="", default=0.0, doc="fraction of the sheave's heave velocity paid out")
+    hook_gain: jnp.ndarray = parameter(unit="1/s", bound=(">=", 0.0), default=0.0, doc="gain towards the initial hook height")
+    winch: bool = setting("bool", default=False, doc="the winch state L₀ exists (on when payout, compensation or gain is set)")
+
+    @classmethod
+    def file_rules(cls, values, given, fail):
+        # the winch state exists only when `winch` is true; payout or compensation without it would be
+        # silently ignored, so turn it on or refuse a contradiction
+        moving = any(k in given and bool((values[k] != 0).any()) for k in ("payout_rate", "heave_compensation", "hook_gain"))
+        if moving and "winch" not in given:
+            values["winch"] = True
+        elif moving and not values.get("winch", False):
+            fail("winch", "payout_rate, heave_compensation or hook_gain need winch = true")
 
     @property
     def n_states(self) -> int:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import equinox as eqx
 import jax.numpy as jnp
 
+from ..fields import parameter, setting
 from ..system import Context, Contribution, ForceElement
 
 
@@ -17,15 +20,17 @@ class SpringDamper(ForceElement):
     ``"world"``.  Outputs: ``force`` (N, positive in tension), ``length`` (m).
     """
 
+    kind: ClassVar[str] = "spring_damper"
+
     name: str = eqx.field(static=True)
-    body_a: str = eqx.field(static=True)
-    body_b: str = eqx.field(static=True)
-    point_a: jnp.ndarray
-    point_b: jnp.ndarray
-    stiffness: jnp.ndarray
-    damping: jnp.ndarray
-    rest_length: jnp.ndarray
-    actuator_force: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(0.0))
+    body_a: str = setting("body_or_world", doc="body of end a")
+    body_b: str = setting("body_or_world", doc="body of end b")
+    point_a: jnp.ndarray = parameter(unit="m", shape=(3,), doc="end a in body_a's frame")
+    point_b: jnp.ndarray = parameter(unit="m", shape=(3,), doc="end b in body_b's frame")
+    stiffness: jnp.ndarray = parameter(unit="N/m", bound=(">=", 0.0), doc="k")
+    damping: jnp.ndarray = parameter(unit="N·s/m", bound=(">=", 0.0), doc="c")
+    rest_length: jnp.ndarray = parameter(unit="m", bound=(">=", 0.0), doc="l₀")
+    actuator_force: jnp.ndarray = parameter(unit="N", default=0.0, doc="constant force added, positive pulling the ends together")
 
     def _line(self, ctx: Context):
         pa, _, pb, _, e, l, ldot = ctx.segment(self.body_a, self.point_a, self.body_b, self.point_b)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import equinox as eqx
 import jax.numpy as jnp
 
+from ..fields import parameter, setting
 from ..system import Context, Contribution, ForceElement
 
 
@@ -13,14 +16,16 @@ class WindDrag(ForceElement):
     relative to the point (wind ``speed`` m/s blowing towards ``direction`` rad, measured from +x
     towards +y, like the waves).  Output: ``force`` (3,) N, world axes."""
 
+    kind: ClassVar[str] = "wind"
+
     name: str = eqx.field(static=True)
-    body: str = eqx.field(static=True)
-    point: jnp.ndarray
-    area: jnp.ndarray
-    speed: jnp.ndarray
-    direction: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(0.0))
-    drag_coefficient: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(1.0))
-    air_density: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(1.225))
+    body: str = setting("body", doc="body the wind acts on")
+    point: jnp.ndarray = parameter(unit="m", shape=(3,), doc="centre of wind pressure, body frame")
+    area: jnp.ndarray = parameter(unit="m²", bound=(">=", 0.0), doc="projected area S")
+    speed: jnp.ndarray = parameter(unit="m/s", bound=(">=", 0.0), doc="wind speed")
+    direction: jnp.ndarray = parameter(unit="rad", angle=True, default=0.0, doc="direction the wind blows towards, from +x towards +y")
+    drag_coefficient: jnp.ndarray = parameter(unit="", bound=(">=", 0.0), default=1.0, doc="C_d")
+    air_density: jnp.ndarray = parameter(unit="kg/m³", bound=(">", 0.0), default=1.225, doc="ρ_air")
 
     def force(self, ctx: Context):
         _, vel = ctx.point(self.body, self.point)

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import JaxmbdError
+from ..fields import field_specs, is_required
 
 try:
     import tomllib
@@ -407,64 +408,6 @@ _SIM_KEYS = (
 )
 _SWEEP_KEYS = ("hs", "tp", "statistic", "duration", "n_realisations", "limits")
 _STATISTICS = ("mpm", "mean", "p50", "p90", "p99")  # of the per-realisation maxima (jaxmbd.statistics)
-
-# Shapes and ranges of element fields that the loader knows, by "kind.field" or by field name.
-# A field not listed takes the shape of its default; a required field not listed takes any array
-# (the trial evaluation below still catches a shape the element cannot use).  "per:<field>"
-# means a single number or one per entry of the list-valued field <field>.
-_SHAPES = {
-    "point": [(3,)],
-    "point_a": [(3,)],
-    "point_b": [(3,)],
-    "reference": [(3,)],
-    "spring_damper.stiffness": [()],
-    "spring_damper.damping": [()],
-    "spring_damper.rest_length": [()],
-    "wire_rope.EA": [()],
-    "wire_rope.length": [()],
-    "linear_mooring.stiffness": [(6, 6)],
-    "linear_mooring.damping": [(6, 6)],
-    "wind.area": [()],
-    "wind.speed": [()],
-    "joint_pd.setpoint": "per:joints",
-    "joint_pd.kp": "per:joints",
-    "joint_pd.kd": "per:joints",
-    "joint_pd.ki": "per:joints",
-    "pto.stiffness": [()],
-    "pto.damping": [()],
-    "pto.equilibrium": [()],
-    "pto.force_limit": [()],
-    "motion_compensation.kp": [(), (2,)],
-    "motion_compensation.kd": [(), (2,)],
-}
-# (operator, bound) every entry of the field must satisfy.
-_RANGES = {
-    "EA": (">", 0.0),
-    "wire_rope.length": (">", 0.0),
-    "transition": (">", 0.0),
-    "rest_length": (">=", 0.0),
-    "spring_damper.stiffness": (">=", 0.0),
-    "spring_damper.damping": (">=", 0.0),
-    "wire_rope.damping": (">=", 0.0),
-    "hook_gain": (">=", 0.0),
-    "area": (">=", 0.0),
-    "speed": (">=", 0.0),
-    "drag_coefficient": (">=", 0.0),
-    "air_density": (">", 0.0),
-    "pto.stiffness": (">=", 0.0),
-    "pto.damping": (">=", 0.0),
-    "force_limit": (">", 0.0),
-    "kp": (">=", 0.0),
-    "kd": (">=", 0.0),
-    "ki": (">=", 0.0),
-}
-# String fields naming model bodies; "world" is allowed for the two-point elements' ends.
-_BODY_FIELDS = {"body": False, "platform": False, "body_a": True, "body_b": True}
-
-
-def _is_joint_field(name):
-    return name in ("joint", "joints") or name.endswith("_joint")
-
 
 # --------------------------------------------------------------------------- entry points
 
@@ -912,55 +855,27 @@ class _Loader:
             out.append((f, self.element(kinds[kind], kind, e, f, default_name)))
         return out
 
-    def element(self, cls, kind, e, f, default_name):  # noqa: C901 (still to be split, issue 25)
+    def element(self, cls, kind, e, f, default_name):
+        """Build one registered element from its file entry, by its fields' declarations
+        (:mod:`jaxmbd.fields`): types, shapes, ranges, names of bodies and joints, degrees."""
         r = self.r
-        fields = {x.name: x for x in dataclasses.fields(cls) if x.init}
-        allowed = ["kind"] + list(fields)
-        allowed += [f"{n}_deg" for n, x in fields.items() if _is_angle_field(n, x)]
+        specs = field_specs(cls)
+        allowed = ["kind"] + list(specs) + [f"{n}_deg" for n, (spec, _) in specs.items() if spec.angle]
         r.table(e, f, allowed)
         kw = {}
-        for n, x in fields.items():
-            deg = f"{n}_deg"
-            if not _is_angle_field(n, x):
-                deg = None
-            elif n in e and deg in e:
-                r.fail(f"{f}.{deg}", f"give either {n} (SI) or {deg} (degrees), not both")
-            key = deg if deg in e else n
-            where = f"{f}.{key}"
-            if key not in e:
-                if n == "name":
-                    kw[n] = default_name
-                    continue
-                if x.default is dataclasses.MISSING and x.default_factory is dataclasses.MISSING:
-                    r.fail(f"{f}.{n}", f"missing (required by {kind!r}; its keys: {', '.join(fields)})")
-                continue
-            v = e[key]
-            t = str(x.type)
-            if t == "str":
-                kw[n] = r.string(e, f, key)
-                if n in _BODY_FIELDS:
-                    self.names(kw[n], where, world=_BODY_FIELDS[n])
-                elif _is_joint_field(n):
-                    self.names(kw[n], where, what="joint")
-            elif t == "bool":
-                kw[n] = r.boolean(e, f, key)
-            elif t == "int":
-                kw[n] = r.integer(e, f, key)
-            elif t == "float":
-                kw[n] = r.number(e, f, key)
-            elif t.startswith("tuple"):
-                kw[n] = tuple(r.strings(e, f, key))
-                if not kw[n]:
-                    r.fail(where, "expected at least one name")
-                if _is_joint_field(n):
-                    self.names(kw[n], where, what="joint")
-            elif _is_array_field(x):
-                kw[n] = self.element_array(v, where, kind, n, x, e)
-                if key == deg:
-                    kw[n] = np.deg2rad(kw[n])
-            else:
-                r.fail(where, f"field of type {t!r} cannot be set from a file")
-        self.implied(kind, kw, e, f)
+        for n, (spec, x) in specs.items():
+            key = n
+            if spec.angle and f"{n}_deg" in e:
+                if n in e:
+                    r.fail(f"{f}.{n}_deg", f"give either {n} (SI) or {n}_deg (degrees), not both")
+                key = f"{n}_deg"
+            if key in e:
+                kw[n] = self.element_value(spec, e, f, key)
+            elif n == "name":
+                kw[n] = default_name
+            elif is_required(x):
+                r.fail(f"{f}.{n}", f"missing (required by {kind!r}; its keys: {', '.join(specs)})")
+        cls.file_rules(kw, e, lambda key, problem: r.fail(f"{f}.{key}", problem))
         import jax.numpy as jnp
 
         kw = {n: (jnp.asarray(v) if isinstance(v, np.ndarray) else v) for n, v in kw.items()}
@@ -969,37 +884,34 @@ class _Loader:
         except (TypeError, ValueError) as exc:
             r.fail(f, str(exc))
 
-    def element_array(self, v, where, kind, n, x, e):
-        r = self.r
-        rule = _SHAPES.get(f"{kind}.{n}", _SHAPES.get(n))
-        if isinstance(rule, str) and rule.startswith("per:"):
-            other = e.get(rule[4:])
-            count = len(other) if isinstance(other, list) else 1
-            shapes = [(), (count,)]
-        elif rule is not None:
-            shapes = rule
-        elif x.default_factory is not dataclasses.MISSING:
-            shapes = [np.shape(x.default_factory())]
-        else:
-            shapes = None
-        arr = r.array(v, where, shapes)
-        rng = _RANGES.get(f"{kind}.{n}", _RANGES.get(n))
-        if rng is not None:
-            op, bound = rng
-            ok = np.all(arr > bound) if op == ">" else np.all(arr >= bound)
-            if not ok:
-                r.fail(where, f"must be {op} {bound:g}, got {_short(v)}")
-        return arr
-
-    def implied(self, kind, kw, e, f):
-        # A wire rope's winch state exists only when `winch` is true; payout or compensation
-        # without it would be silently ignored, so turn it on or refuse a contradiction.
-        if kind == "wire_rope":
-            moving = any(np.any(np.asarray(kw.get(k, 0.0)) != 0) for k in ("payout_rate", "heave_compensation", "hook_gain"))
-            if moving and "winch" not in e:
-                kw["winch"] = True
-            elif moving and not kw.get("winch", False):
-                self.r.fail(f"{f}.winch", "payout_rate, heave_compensation or hook_gain need winch = true")
+    def element_value(self, spec, e, f, key):
+        """One field of an element entry, checked against its declaration."""
+        r, where = self.r, f"{f}.{key}"
+        if spec.kind == "array":
+            arr = r.array(e[key], where, spec.allowed_shapes(e))
+            if spec.bound is not None:
+                op, bound = spec.bound
+                if not (np.all(arr > bound) if op == ">" else np.all(arr >= bound)):
+                    r.fail(where, f"must be {op} {bound:g}, got {_short(e[key])}")
+            return np.deg2rad(arr) if key.endswith("_deg") else arr
+        if spec.kind == "bool":
+            return r.boolean(e, f, key)
+        if spec.kind == "integer":
+            return r.integer(e, f, key)
+        if spec.kind == "number":
+            return r.number(e, f, key)
+        if spec.kind == "joints":
+            names = tuple(r.strings(e, f, key))
+            if not names:
+                r.fail(where, "expected at least one name")
+            self.names(names, where, what="joint")
+            return names
+        value = r.string(e, f, key, choices=spec.choices)
+        if spec.kind in ("body", "body_or_world"):
+            self.names(value, where, world=spec.kind == "body_or_world")
+        elif spec.kind == "joint":
+            self.names(value, where, what="joint")
+        return value
 
     def check_unique_names(self, elements):
         seen = {}
@@ -1295,19 +1207,6 @@ class _Loader:
         except (ValueError, TypeError, KeyError) as exc:
             r.fail("scenario", str(exc))
         return s
-
-
-# Fields that may be written in degrees as <field>_deg (a number field whose name says angle).
-_ANGLE_WORDS = ("direction", "setpoint", "angle", "phase", "heading", "roll", "pitch", "yaw")
-
-
-def _is_angle_field(name, x) -> bool:
-    return _is_array_field(x) and any(w in name for w in _ANGLE_WORDS)
-
-
-def _is_array_field(x) -> bool:
-    t = str(x.type)
-    return "ndarray" in t or "Array" in t
 
 
 def path_stem(path):

@@ -24,7 +24,7 @@ import jax  # noqa: E402
 import numpy as np  # noqa: E402
 
 import jaxmbd  # noqa: E402,F401
-from jaxmbd.simulate import Integrator, simulate  # noqa: E402
+from jaxmbd.simulation import Integrator, simulate  # noqa: E402
 from studies.crane_vessel_mc.system import build  # noqa: E402
 
 # Components of the reaction wrenches (our order: force first) and the paper's names.

@@ -21,7 +21,7 @@ import numpy as np
 
 from jaxmbd.examples import floating_crane
 from jaxmbd.hydro import RegularWave, SeaState
-from jaxmbd.simulate import Integrator, simulate, static_equilibrium
+from jaxmbd.simulation import Integrator, simulate, static_equilibrium
 from jaxmbd.spatial import quat_to_matrix, matrix_to_rpy
 
 HERE = Path(__file__).parent

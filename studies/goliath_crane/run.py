@@ -38,7 +38,7 @@ from jaxmbd.control import JointPD
 from jaxmbd.forces import WireRope
 from jaxmbd.model import Body, ModelBuilder, Placement
 from jaxmbd.scenario import Scenario
-from jaxmbd.simulate import Integrator, static_equilibrium
+from jaxmbd.simulation import Integrator, static_equilibrium
 from jaxmbd.system import System
 
 HERE = pathlib.Path(__file__).resolve().parent

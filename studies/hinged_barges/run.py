@@ -184,7 +184,7 @@ def frequency_domain(hd):
 
 def rk4_scan(system, y0, ts, forcing, dt):
     """Fixed-step RK4 saving at ``ts`` (a multiple of dt apart): the library's checkpointed scan."""
-    from jaxmbd.simulate import Integrator, solve
+    from jaxmbd.simulation import Integrator, solve
 
     waves, _, params = forcing
     ys, _ = solve(system, y0, ts, integrator=Integrator("rk4", dt=dt), waves=waves, params=params)
@@ -206,7 +206,7 @@ def run_time_domain(system, amplitudes, duration, dt, save_dt=None):
     import jax
     import jax.numpy as jnp
 
-    from jaxmbd.simulate import initial_state
+    from jaxmbd.simulation import initial_state
 
     save_dt = save_dt or dt
     ts = np.arange(0.0, duration + 1e-9, save_dt)

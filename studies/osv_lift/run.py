@@ -25,7 +25,7 @@ import jax  # noqa: E402
 import numpy as np  # noqa: E402
 
 import jaxmbd  # noqa: E402,F401  (float64)
-from jaxmbd.simulate import Integrator, simulate  # noqa: E402
+from jaxmbd.simulation import Integrator, simulate  # noqa: E402
 from studies.osv_lift.system import G, M_MANIFOLD, ROPE_LENGTH, TONNE, build_at_rest, tension_key  # noqa: E402
 
 DT = 0.02  # s, RK4 (the paper's integrator); the stiffest retained motion is the 4th boom mode, 90 rad/s

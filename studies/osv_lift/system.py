@@ -51,7 +51,7 @@ from jaxmbd.hydro.bem import read_capytaine
 from jaxmbd.hydro.body import HydroBody
 from jaxmbd.joints import Fixed, Free
 from jaxmbd.model import Body, ModelBuilder, Placement
-from jaxmbd.simulate import static_equilibrium
+from jaxmbd.simulation import static_equilibrium
 from jaxmbd.system import System
 
 try:  # run as a script (python studies/osv_lift/run.py) or imported as studies.osv_lift
@@ -247,7 +247,7 @@ def equilibrium(system: System, q0, *, tol: float = 1e-9, max_iter: int = 40):
 def build_at_rest(flexible: bool, heading_deg: float = 0.0, period: float = 10.5, wind_speed: float = 0.0,
                   n_modes: int | None = 4, eq_tol: float = 1e-9, **kw):
     """``build`` and :func:`equilibrium`: (System with the boom pre-deflected, q at rest, static tension N)."""
-    from jaxmbd.simulate import initial_state
+    from jaxmbd.simulation import initial_state
 
     system, q_guess = build(flexible, heading_deg, period, wind_speed, n_modes, **kw)
     q, z0 = equilibrium(system, q_guess, tol=eq_tol)

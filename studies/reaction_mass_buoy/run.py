@@ -173,7 +173,7 @@ def run_time_domain(system, amplitudes, duration, dt):
     import jax
     import jax.numpy as jnp
 
-    from jaxmbd.simulate import initial_state
+    from jaxmbd.simulation import initial_state
 
     ts = np.arange(0.0, duration + 1e-9, dt)
     y0 = initial_state(system)

@@ -123,7 +123,7 @@ def fit_harmonic(ts, x, t0, t1):
 def run_case(hydro, planar, duration):
     import jax
 
-    from jaxmbd.simulate import Integrator, simulate
+    from jaxmbd.simulation import Integrator, simulate
 
     system = model_and_system(hydro, planar)
     t = time.perf_counter()
@@ -155,7 +155,7 @@ def pitch_free_decay(hydro):
     ratio, from the zero crossings and the decay of successive peaks over 600 s."""
     import jax.numpy as jnp
 
-    from jaxmbd.simulate import Integrator, simulate
+    from jaxmbd.simulation import Integrator, simulate
     from jaxmbd.system import System
 
     planar = model_and_system(hydro, True)

@@ -34,7 +34,7 @@ from optim.tuning import value_and_grad  # noqa: E402
 from optim.examples import small_crane_vessel  # noqa: E402
 from jaxmbd import FORWARD_JIT_OPTIONS  # noqa: E402
 from jaxmbd.hydro import JONSWAP, SeaState  # noqa: E402
-from jaxmbd.simulate import STAGE_MEMORY_BUDGET, Integrator  # noqa: E402
+from jaxmbd.simulation import STAGE_MEMORY_BUDGET, Integrator  # noqa: E402
 from benchmarks.timing import interleaved  # noqa: E402
 
 

@@ -32,7 +32,7 @@ import numpy as np  # noqa: E402
 import optim  # noqa: E402
 from optim import objectives as obj  # noqa: E402
 from jaxmbd.control import JointPD  # noqa: E402
-from jaxmbd.simulate import Integrator, static_equilibrium  # noqa: E402
+from jaxmbd.simulation import Integrator, static_equilibrium  # noqa: E402
 from studies.crane_vessel_mc.system import build  # noqa: E402
 
 SEA = dict(hs=5.0, omega_p=1.26, mean_direction_deg=135.0)  # the crane_vessel_mc study's sea state

@@ -36,7 +36,7 @@ from optim import objectives as obj  # noqa: E402
 from optim.examples import small_crane_vessel  # noqa: E402
 from optim.from_file import plot_history  # noqa: E402
 from jaxmbd.hydro import JONSWAP, SeaState  # noqa: E402
-from jaxmbd.simulate import Integrator  # noqa: E402
+from jaxmbd.simulation import Integrator  # noqa: E402
 
 SEA = dict(hs=3.0, tp=8.0, direction_deg=60.0)
 

@@ -1,0 +1,107 @@
+"""Fender: a compliant contact between a point on one body and a plane on another (a quay wall, the
+side of a supply vessel alongside), pushing only, with friction along the plane."""
+
+from __future__ import annotations
+
+import math
+from typing import ClassVar
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+from .. import spatial
+from ..fields import parameter, setting
+from ..system import Context, Contribution, ForceElement
+from ..validity import ValidRange
+
+
+class Fender(ForceElement):
+    """A fender at ``point`` of ``body`` against the plane through ``plane_point`` with unit normal
+    ``normal`` (both in the frame of ``other``, a body or ``"world"``; the normal points to the side
+    the fender comes from).  With d the signed distance of the fender point from the plane, the
+    compression is δ = −d and the normal force
+
+        F_n = s(s(k δ) + c δ̇ σ(k δ / w)),   s(x) = w softplus(x / w),
+
+    a linear fender curve with damping while in contact, smoothed over ``transition`` w (N) so that
+    contact and release are differentiable (as the wire rope's slack); σ is the logistic function.
+    The fender only pushes.  Friction along the plane is μ F_n against the sliding velocity u,
+    regularised as −μ F_n u / √(|u|² + u_s²) with ``slip_velocity`` u_s.  The force acts on
+    ``body`` at the fender point and, opposite, on ``other`` at the same point.
+
+    Outputs: ``force`` (N, normal, ≥ 0), ``compression`` (m), ``friction`` (3,) N, world axes.  A
+    fender is rated to a compression (``rated_compression``): beyond it the linear curve no longer
+    holds (the fender is bottoming out), which a run reports.
+    """
+
+    kind: ClassVar[str] = "fender"
+
+    name: str = eqx.field(static=True)
+    body: str = setting("body", doc="body carrying the fender")
+    point: jax.Array = parameter(unit="m", shape=(3,), doc="fender face at zero compression, body frame")
+    other: str = setting("body_or_world", doc="body carrying the contact plane (a quay: world)")
+    plane_point: jax.Array = parameter(unit="m", shape=(3,), doc="a point of the contact plane, other's frame")
+    normal: jax.Array = parameter(unit="", shape=(3,), doc="plane normal towards the fender, other's frame (normalised)")
+    stiffness: jax.Array = parameter(unit="N/m", bound=(">", 0.0), doc="k, slope of the fender curve")
+    damping: jax.Array = parameter(unit="N·s/m", bound=(">=", 0.0), default=0.0, doc="c, in contact only")
+    friction: jax.Array = parameter(unit="", bound=(">=", 0.0), default=0.0, doc="friction coefficient μ along the plane")
+    slip_velocity: jax.Array = parameter(unit="m/s", bound=(">", 0.0), default=0.01, doc="u_s of the regularised friction")
+    transition: jax.Array = parameter(unit="N", bound=(">", 0.0), default=1.0, doc="w, width of the smooth contact onset")
+    rated_compression: jax.Array = parameter(unit="m", bound=(">", 0.0), default=float("inf"),
+                                             doc="compression the fender curve holds to")
+
+    def _contact(self, ctx: Context):
+        """World fender point and velocity, plane normal, compression δ, its rate, sliding velocity."""
+        p, v = ctx.point(self.body, self.point)
+        n = jnp.asarray(self.normal, dtype=p.dtype)
+        n = n / jnp.sqrt(jnp.sum(n * n))
+        i = ctx.body_index(self.other)
+        if i < 0:
+            p0, n_w, v_plane = jnp.asarray(self.plane_point, dtype=p.dtype), n, jnp.zeros_like(p)
+        else:
+            p0 = ctx.point_position(i, jnp.asarray(self.plane_point, dtype=p.dtype))
+            n_w = spatial.mv(ctx.R[i], n)
+            # velocity of the plane's material point under the fender
+            local = spatial.mtv(ctx.R[i], p - ctx.p[i])
+            v_plane = ctx.point_velocity(i, local)
+        u = v - v_plane
+        compression = -jnp.sum(n_w * (p - p0))
+        rate = -jnp.sum(n_w * u)
+        return p, n_w, compression, rate, u - jnp.sum(n_w * u) * n_w
+
+    def forces(self, ctx: Context):
+        """(F_n, compression, friction force (3,) world, contact point, normal)."""
+        p, n, delta, rate, slip = self._contact(ctx)
+        w = self.transition
+        elastic = w * jax.nn.softplus(self.stiffness * delta / w)
+        damped = elastic + self.damping * rate * jax.nn.sigmoid(self.stiffness * delta / w)
+        fn = w * jax.nn.softplus(damped / w)
+        speed = jnp.sqrt(jnp.sum(slip * slip) + self.slip_velocity**2)
+        friction = -self.friction * fn * slip / speed
+        return fn, delta, friction, p, n
+
+    def contribution(self, ctx: Context, z) -> Contribution:
+        fn, _, friction, p, n = self.forces(ctx)
+        force = fn * n + friction  # on the fender's body
+        f_ext = ctx.zeros_f_ext()
+        for name, sign in ((self.body, 1.0), (self.other, -1.0)):
+            i = ctx.body_index(name)
+            if i >= 0:
+                local = spatial.mtv(ctx.R[i], p - ctx.p[i])
+                f_ext = f_ext.at[i].add(ctx.world_point_wrench(i, local, sign * force).astype(f_ext.dtype))
+        return Contribution(f_ext=f_ext)
+
+    def outputs(self, ctx: Context, z) -> dict:
+        fn, delta, friction, _, _ = self.forces(ctx)
+        return {"force": fn, "compression": delta, "friction": friction}
+
+    def output_units(self, model) -> dict:
+        return {"force": "N", "compression": "m", "friction": "N"}
+
+    def valid_ranges(self, model) -> tuple:
+        rated = float(self.rated_compression)
+        if not math.isfinite(rated):
+            return ()
+        return (ValidRange("compression", "fender compression", "a linear fender curve",
+                           f"compression <= rated {rated:g} m", upper=rated, signed=True),)

@@ -1,0 +1,128 @@
+"""Fender: a block on a fender against the ground and a quay, against closed forms; read from a file."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jaxmbd as mbd
+from jaxmbd import validity
+from jaxmbd.forces.fender import Fender
+from jaxmbd.model import Body, ModelBuilder
+from jaxmbd.simulation import Integrator, simulate, solve, static_equilibrium
+from jaxmbd.system import System
+
+M, K, G = 2.0e4, 5.0e6, 9.81  # a 20 t block on a 5 MN/m fender: static compression 39 mm
+TIGHT = Integrator("tsit5", rtol=1e-10, atol=1e-10)
+
+
+def block(**fender):
+    """A block that slides along x and heaves along z, its fender (at the block's origin) on the
+    ground plane z = 0 of the world."""
+    b = ModelBuilder()
+    b.add_body("carrier", body=Body(0.0, (0, 0, 0), np.zeros(3)), joint=mbd.Prismatic((1.0, 0.0, 0.0)))
+    b.add_body("block", body=Body(M, (0, 0, 0), np.full(3, 1e3)), joint=mbd.Prismatic((0.0, 0.0, 1.0)), parent="carrier")
+    kw = dict(name="fender", body="block", point=jnp.zeros(3), other="world", plane_point=jnp.zeros(3),
+              normal=jnp.array([0.0, 0.0, 1.0]), stiffness=jnp.asarray(K))
+    kw.update({k: jnp.asarray(v) for k, v in fender.items()})
+    return System(b.build(), (Fender(**kw),), name="block_on_fender")
+
+
+def test_static_compression_is_weight_over_stiffness():
+    """δ = m g / k.  The smooth onset (w = 1 N) adds w ln(1 + e^{−mg/w}) ≈ 0 N at 2e5 N of load;
+    Newton to 1e-10 m/s² residual: 1e-8 relative."""
+    system = block(damping=1e4)
+    q = static_equilibrium(system, jnp.array([0.0, 0.0]), tol=1e-10)
+    out = system.outputs(0.0, (q, jnp.zeros(2), jnp.zeros(0)))
+    assert abs(float(out["fender/compression"]) / (M * G / K) - 1) < 1e-8
+    assert abs(float(out["fender/force"]) / (M * G) - 1) < 1e-8
+
+
+def test_undamped_impact_rebounds_with_its_speed_and_the_closed_form_compression():
+    """Without gravity's work (a horizontal quay: the plane x = 0, normal +x, the block sliding into
+    it at v0 and gravity carried by a stiff ground fender without friction), an undamped linear fender
+    returns the block at v0 and compresses to v0 √(m/k).  1e-4: the smooth onset (w = 1 N against
+    ~5e5 N of peak force) and the integrator's tolerance."""
+    v0 = 1.5
+    b = ModelBuilder()
+    b.add_body("carrier", body=Body(0.0, (0, 0, 0), np.zeros(3)), joint=mbd.Prismatic((1.0, 0.0, 0.0)))
+    b.add_body("block", body=Body(M, (0, 0, 0), np.full(3, 1e3)), joint=mbd.Prismatic((0.0, 0.0, 1.0)), parent="carrier")
+    quay = Fender(name="quay", body="block", point=jnp.zeros(3), other="world", plane_point=jnp.array([-0.5, 0.0, 0.0]),
+                  normal=jnp.array([1.0, 0.0, 0.0]), stiffness=jnp.asarray(K))
+    ground = Fender(name="ground", body="block", point=jnp.zeros(3), other="world", plane_point=jnp.zeros(3),
+                    normal=jnp.array([0.0, 0.0, 1.0]), stiffness=jnp.asarray(1e9), damping=jnp.asarray(1e7))
+    system = System(b.build(), (quay, ground), name="block_into_quay")
+    q0 = jnp.array([0.0, -M * G / 1e9])
+    res = simulate(system, 1.0, save_dt=1e-4, q0=q0, v0=jnp.array([-v0, 0.0]), integrator=TIGHT)
+    assert abs(np.max(res.outputs["quay/compression"]) / (v0 * np.sqrt(M / K)) - 1) < 1e-4
+    assert abs(res.v[-1, 0] / v0 - 1) < 1e-4
+
+
+def test_friction_decelerates_a_sliding_block_at_mu_g():
+    """Sliding on the ground fender at 2 m/s with μ = 0.3: v(t) = v0 − μ g t while |v| ≫ u_s.
+    1e-4 relative on the speed lost over 0.5 s (u_s = 1 mm/s regularises μ by u_s²/(2v²) ≈ 1e-7;
+    the fender's heave oscillation is damped)."""
+    mu, v0 = 0.3, 2.0
+    system = block(damping=2 * np.sqrt(K * M), friction=mu, slip_velocity=1e-3)
+    q = static_equilibrium(system, jnp.array([0.0, 0.0]), tol=1e-10)
+    res = simulate(system, 0.5, save_dt=0.01, q0=q, v0=jnp.array([v0, 0.0]), integrator=TIGHT)
+    lost = v0 - res.v[-1, 0]
+    assert abs(lost / (mu * G * 0.5) - 1) < 1e-4
+
+
+def test_gradient_of_the_peak_compression_matches_finite_differences():
+    """d(max compression)/dk of the drop onto the ground through the simulation, against central
+    differences (step 1e-4 relative): 1e-5 relative."""
+    ts = np.arange(301) * 1e-3
+
+    def peak(k):
+        system = block(stiffness=k, damping=2e4)
+        y0 = (jnp.array([0.0, 0.0]), jnp.array([0.0, -1.0]), jnp.zeros(0))
+        (q, v, z), _ = solve(system, y0, ts, integrator=Integrator("rk4", dt=1e-3))
+        compression = jax.vmap(lambda t, q, v: system.outputs(t, (q, v, z[0]))["fender/compression"])(ts, q, v)
+        return jnp.max(compression)
+
+    g = jax.grad(peak)(jnp.asarray(K))
+    h = 1e-4 * K
+    fd = (peak(jnp.asarray(K + h)) - peak(jnp.asarray(K - h))) / (2 * h)
+    assert abs(float(g) / float(fd) - 1) < 1e-5
+
+
+def test_a_fender_is_read_from_a_system_file(tmp_path):
+    """Every key checked by the fender's own declarations: a negative stiffness is one line naming
+    the key; a compression beyond the rated one is reported by the run."""
+    text = """
+name = "block_on_quay"
+[[bodies]]
+name = "block"
+joint = "prismatic"
+axis = [0, 0, 1]
+mass = 2.0e4
+inertia = [1e3, 1e3, 1e3]
+[[forces]]
+kind = "fender"
+body = "block"
+point = [0, 0, 0]
+other = "world"
+plane_point = [0, 0, 0]
+normal = [0, 0, 1]
+stiffness = STIFFNESS
+rated_compression = 0.01
+[simulation]
+duration = 0.5
+save_dt = 0.01
+method = "rk4"
+dt = 0.001
+"""
+    path = tmp_path / "block.toml"
+    path.write_text(text.replace("STIFFNESS", "5.0e6"))
+    loaded = mbd.load_system(path)
+    fender = loaded.system.forces[0]
+    assert isinstance(fender, Fender) and float(fender.stiffness) == 5.0e6
+    res = loaded.run()
+    assert np.max(res.outputs["fender/compression"]) > 0.01  # 39 mm static against a 10 mm rating
+    found = validity.check(loaded.system, res.time, res.outputs, res.batched)
+    assert [(e.element, e.quantity) for e in found] == [("fender", "fender compression")]
+    path.write_text(text.replace("STIFFNESS", "-5.0e6"))
+    with pytest.raises(mbd.SystemFileError, match=r"forces\[0\]\.stiffness: must be > 0"):
+        mbd.load_system(path)
