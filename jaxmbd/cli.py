@@ -343,12 +343,12 @@ def _sweep(args) -> int:
 
 
 def _tune(args) -> int:
-    from optim import tune_from_file
+    from .optim import tune_from_file
 
     loaded = _load(args.system)
     if not (loaded.config or {}).get("tune"):
         print(f"jaxmbd: {args.system}: tune: expected a [tune] table (parameters, objective, realisations); "
-              "see optim/from_file.py", file=sys.stderr)
+              "see jaxmbd/optim/from_file.py", file=sys.stderr)
         return 2
     out = Path(args.out or f"out/{loaded.system.name}_tune")
     res = tune_from_file(loaded, out, steps=args.steps, smoke=args.smoke)

@@ -100,6 +100,7 @@ import optimistix as optx
 from . import spatial
 from ._xla import system_jit
 from .errors import JaxmbdError
+from .paths import LeafPathError, element_field, element_index
 from .simulation import Integrator, Result, SimulationError, initial_state
 from .system import System
 
@@ -362,24 +363,13 @@ class Phase(eqx.Module):
         return self.until.describe() if self.until is not None else f"duration {self.max_duration:g} s"
 
 
-def _element_index(system: System, name: str) -> int:
-    for i, f in enumerate(system.forces):
-        if f.name == name:
-            return i
-    raise ScenarioError(f"no element named {name!r}; elements: {[f.name for f in system.forces]}")
-
-
 def _leaf(system: System, element: str, field: str):
-    f = system.forces[_element_index(system, element)]
-    static = {fl.name for fl in dataclasses.fields(f) if fl.metadata.get("static", False)}
-    if not hasattr(f, field):
-        raise ScenarioError(f"element {element!r} ({type(f).__name__}) has no field {field!r}")
-    val = getattr(f, field)
-    if field in static or not isinstance(val, (jax.Array, np.ndarray)):
-        raise ScenarioError(f"element {element!r}: field {field!r} is not an array leaf and cannot be set by a phase")
-    if field in ("payout_rate", "heave_compensation", "hook_gain") and not getattr(f, "winch", True):
-        raise ScenarioError(f"rope {element!r} has no winch (winch=False): setting {field!r} would do nothing")
-    return jnp.asarray(val)
+    """The array leaf ``element.field`` a phase sets (:func:`jaxmbd.paths.element_field` checks it)."""
+    try:
+        get = element_field(system, element, field, what="phase setting")
+    except LeafPathError as exc:
+        raise ScenarioError(str(exc)) from None
+    return jnp.asarray(get(system))
 
 
 def _as_leaf(value, like, where):
@@ -512,7 +502,7 @@ class Scenario(eqx.Module):
             touched.append(jnp.asarray(to))
             ramped.append(jnp.asarray(rp))
         conds = tuple(p.until if p.until is not None else Never() for p in self.phases)
-        getters = tuple((_element_index(system, el), field) for el, field in leaves)
+        getters = tuple((element_index(system, el), field) for el, field in leaves)
         return _Plan(getters, tuple(target), tuple(rate), tuple(touched), tuple(ramped), conds)
 
     def start_values(self, system: System) -> tuple:

@@ -133,6 +133,11 @@ class ForceElement(eqx.Module):
             raise TypeError(f"element kind {kind!r} of {cls.__qualname__} is already {registry[kind].__qualname__}'s")
         registry[kind] = cls
 
+    def fixed_reason(self, field: str) -> str | None:
+        """Why the array field ``field`` may not be changed once the system is built (by a scenario
+        phase or the tuner), or None when it may."""
+        return None
+
     @classmethod
     def file_rules(cls, values: dict, given: dict, fail) -> None:
         """Rules between fields of a system-file entry, checked after each field on its own.

@@ -20,11 +20,13 @@ LAYERS = [
     {"kinematics"},
     {"dynamics"},
     {"validity", "system"},
-    {"forces", "control", "hydro", "flex", "statistics"},
+    {"forces", "control", "hydro", "flex", "statistics", "fields"},
+    {"paths"},
     {"results", "simulation"},
     {"examples"},
     {"scenario", "sweep"},
     {"io"},
+    {"optim"},
     {"cli"},
 ]
 

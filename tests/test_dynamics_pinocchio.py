@@ -131,6 +131,7 @@ def test_algorithms_agree_with_each_other():
     assert rel(mbd.inverse_dynamics(model, q, v, a_aba), tau) < RTOL
 
 
+@pytest.mark.slow  # implied by the contract test (scanned runs = reference) and the Pinocchio test above
 @pytest.mark.parametrize("floating", [False, True])
 def test_scanned_serial_runs_match_pinocchio(floating):
     """ABA with every serial run of two or more 1-DOF joints walked by ``lax.scan`` (the deep-chain

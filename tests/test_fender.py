@@ -73,7 +73,7 @@ def test_friction_decelerates_a_sliding_block_at_mu_g():
 def test_gradient_of_the_peak_compression_matches_finite_differences():
     """d(max compression)/dk of the drop onto the ground through the simulation, against central
     differences (step 1e-4 relative): 1e-5 relative."""
-    ts = np.arange(301) * 1e-3
+    ts = np.arange(151) * 1e-3  # the peak comes at about 0.1 s
 
     def peak(k):
         system = block(stiffness=k, damping=2e4)

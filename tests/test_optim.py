@@ -7,20 +7,15 @@ round-off ~ ε |f| / h ≈ 1e-11 in float64 (ε ≈ 2e-16), so the comparison is
 fixed step makes the simulated map smooth in the parameters (no step-size control to switch).
 """
 
-import sys
-from pathlib import Path
-
 import jax
 import jax.extend  # noqa: F401  (jax.extend.core)
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # optim/ beside jaxmbd/
-
-import optim  # noqa: E402
-from optim import objectives as obj  # noqa: E402
-from optim.examples import small_crane_vessel  # noqa: E402
+from jaxmbd import optim  # noqa: E402
+from jaxmbd.optim import objectives as obj  # noqa: E402
+from jaxmbd.optim.examples import small_crane_vessel  # noqa: E402
 from jaxmbd.hydro import RegularWave, SeaState  # noqa: E402
 from jaxmbd.simulation import Integrator, solve  # noqa: E402
 

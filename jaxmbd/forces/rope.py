@@ -57,6 +57,11 @@ class WireRope(ForceElement):
     hook_gain: jnp.ndarray = parameter(unit="1/s", bound=(">=", 0.0), default=0.0, doc="gain towards the initial hook height")
     winch: bool = setting("bool", default=False, doc="the winch state L₀ exists (on when payout, compensation or gain is set)")
 
+    def fixed_reason(self, field):
+        if field in ("payout_rate", "heave_compensation", "hook_gain") and not self.winch:
+            return f"rope {self.name!r} has no winch (winch=False): setting {field!r} would do nothing"
+        return None
+
     @classmethod
     def file_rules(cls, values, given, fail):
         # the winch state exists only when `winch` is true; payout or compensation without it would be

@@ -211,7 +211,7 @@ def _jnp(x):
 _REQUIRED = object()
 
 
-class _Reader:
+class TableReader:
     """Reads one file's tables, raising SystemFileError with the file and the field path."""
 
     def __init__(self, source: str, base: Path):
@@ -447,14 +447,14 @@ def system_from_dict(config: dict, *, path=None, base_dir=None) -> LoadedSystem:
     path = Path(path) if path is not None else None
     base = Path(base_dir) if base_dir is not None else (path.parent if path is not None else Path.cwd())
     source = str(path) if path is not None else "<system table>"
-    return _Loader(_Reader(source, base), config, path).load()
+    return _Loader(TableReader(source, base), config, path).load()
 
 
 # --------------------------------------------------------------------------- the loader
 
 
 class _Loader:
-    def __init__(self, r: _Reader, config, path):
+    def __init__(self, r: TableReader, config, path):
         self.r = r
         self.config = config
         self.path = path

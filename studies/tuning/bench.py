@@ -28,10 +28,10 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
-import optim  # noqa: E402
-from optim import objectives as obj  # noqa: E402
-from optim.tuning import value_and_grad  # noqa: E402
-from optim.examples import small_crane_vessel  # noqa: E402
+from jaxmbd import optim  # noqa: E402
+from jaxmbd.optim import objectives as obj  # noqa: E402
+from jaxmbd.optim.tuning import value_and_grad  # noqa: E402
+from jaxmbd.optim.examples import small_crane_vessel  # noqa: E402
 from jaxmbd import FORWARD_JIT_OPTIONS  # noqa: E402
 from jaxmbd.hydro import JONSWAP, SeaState  # noqa: E402
 from jaxmbd.simulation import STAGE_MEMORY_BUDGET, Integrator  # noqa: E402
@@ -172,7 +172,7 @@ def write_section(out, path=None):
         "gravity torques summed over a constant subtree matrix: one right-hand side's VJP 124-154 -> 62-67 µs,",
         "back to back), symbolic zeros in the ABA's rule (the model's arrays are not carried as zero tangents),",
         "and a checkpoint on every right-hand side inside the window (60 s run: gradient 0.39-0.48 -> 0.26-0.27 s,",
-        "compile 41-42 -> 29-34 s).  The objective now reads its outputs lazily (`optim.LazyOutputs`: only the joint",
+        "compile 41-42 -> 29-34 s).  The objective now reads its outputs lazily (`jaxmbd.optim.LazyOutputs`: only the joint",
         "wrench and the sway it uses, not every element's outputs): tracing the reverse-mode program 15.5 -> 12.5 s",
         "(60 s run, one process each).  And the joint wrenches at the saves are built from the solver's own",
         "right-hand side and external wrenches there (the first stage of the step that starts at each save;",

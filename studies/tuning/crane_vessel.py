@@ -29,8 +29,8 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
-import optim  # noqa: E402
-from optim import objectives as obj  # noqa: E402
+from jaxmbd import optim  # noqa: E402
+from jaxmbd.optim import objectives as obj  # noqa: E402
 from jaxmbd.control import JointPD  # noqa: E402
 from jaxmbd.simulation import Integrator, static_equilibrium  # noqa: E402
 from studies.crane_vessel_mc.system import build  # noqa: E402

@@ -8,7 +8,7 @@
     port; I is 0) and the rope stiffness, to minimise the dynamic amplification factor of the hook
     load (smooth maximum of T / T_static), forward-mode gradients (two parameters).
 
-Both run on ``optim.examples.small_crane_vessel`` (Cibicik et al. 2019's platform / king / boom / payload chain
+Both run on ``jaxmbd.optim.examples.small_crane_vessel`` (Cibicik et al. 2019's platform / king / boom / payload chain
 on a vessel with linear roll and pitch dynamics and a wave-slope moment); see README.md for why.
 
     python studies/tuning/run.py            # full (about 10-20 min on 2 busy cores)
@@ -31,10 +31,10 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
-import optim  # noqa: E402
-from optim import objectives as obj  # noqa: E402
-from optim.examples import small_crane_vessel  # noqa: E402
-from optim.from_file import plot_history  # noqa: E402
+from jaxmbd import optim  # noqa: E402
+from jaxmbd.optim import objectives as obj  # noqa: E402
+from jaxmbd.optim.examples import small_crane_vessel  # noqa: E402
+from jaxmbd.optim.from_file import plot_history  # noqa: E402
 from jaxmbd.hydro import JONSWAP, SeaState  # noqa: E402
 from jaxmbd.simulation import Integrator  # noqa: E402
 

@@ -16,8 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxmbd.simulation import Integrator, solve
-
+from ..simulation import Integrator, solve
 from . import objectives as obj
 
 

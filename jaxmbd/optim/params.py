@@ -28,14 +28,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 
-import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-_AXES = {"x": 0, "y": 1, "z": 2}
+from ..paths import get_leaf, set_leaf
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,71 +153,7 @@ class ParameterSet:
                      transform=p.kind) for p in self.parameters]
 
 
-# ---------------------------------------------------------------------------- paths
-
-
-_PATH = re.compile(r"^([^.\[\]]+)\.([A-Za-z_][A-Za-z0-9_]*)(?:\.([A-Za-z_][A-Za-z0-9_]*))?(?:\[(\d+)\])?$")
-
-
-def _where(system, path: str):
-    """(getter of the array leaf, index or None) for a parameter path."""
-    m = _PATH.match(path)
-    if not m:
-        raise ValueError(f"parameter path {path!r}: expected '<element>.<field>[i]', 'waves.regular.period', "
-                         "'waves.spectrum.tp' or 'placement.<joint>.x|y|z'")
-    head, field, sub, idx = m.group(1), m.group(2), m.group(3), m.group(4)
-    idx = None if idx is None else int(idx)
-    if head == "placement":
-        j = system.model.index(field)
-        if sub not in _AXES:
-            raise ValueError(f"parameter path {path!r}: the axis must be x, y or z")
-        return (lambda s: s.model.placement_p), (j, _AXES[sub])
-    if head == "waves":
-        if system.waves is None:
-            raise ValueError(f"parameter path {path!r}: the system has no sea state")
-        if sub is None:
-            return (lambda s: getattr(s.waves, field)), idx
-        return (lambda s: getattr(getattr(s.waves, field), sub)), idx
-    names = [f.name for f in system.forces]
-    if head not in names:
-        raise ValueError(f"parameter path {path!r}: no force element {head!r}; the system has {names}")
-    k = names.index(head)
-    if sub is not None:
-        raise ValueError(f"parameter path {path!r}: expected '<element>.<field>[i]'")
-    if not hasattr(system.forces[k], field):
-        raise ValueError(f"parameter path {path!r}: element {head!r} has no field {field!r}")
-    spec = {f.name: f for f in dataclasses.fields(system.forces[k])}.get(field)
-    if spec is not None and spec.metadata.get("static", False):
-        raise ValueError(f"parameter path {path!r}: field {field!r} of {head!r} is fixed when the system is built "
-                         "(a static field), not a tunable leaf")
-    return (lambda s: getattr(s.forces[k], field)), idx
-
-
-def _checked_index(path, x, idx):
-    # JAX clamps an out-of-range index silently: refuse it here
-    if isinstance(idx, int) and (x.ndim == 0 or idx >= x.shape[0]):
-        raise ValueError(f"parameter path {path!r}: index {idx} out of range for a leaf of shape {tuple(x.shape)}")
-
-
-def get_leaf(system, path: str):
-    get, idx = _where(system, path)
-    raw = get(system)
-    try:
-        x = jnp.asarray(raw)
-    except TypeError:
-        raise ValueError(f"parameter path {path!r}: {raw!r} is not a number or an array of numbers") from None
-    _checked_index(path, x, idx)
-    return x if idx is None else x[idx]
-
-
-def set_leaf(system, path: str, value):
-    """The system with the leaf at ``path`` set to ``value`` (broadcast over an array without index)."""
-    get, idx = _where(system, path)
-    old = jnp.asarray(get(system))
-    _checked_index(path, old, idx)
-    value = jnp.asarray(value, dtype=old.dtype if jnp.issubdtype(old.dtype, jnp.floating) else None)
-    new = jnp.broadcast_to(value, old.shape) if idx is None else old.at[idx].set(value)
-    return eqx.tree_at(get, system, new, is_leaf=lambda x: x is None)
+# ---------------------------------------------------------------------------- files
 
 
 def from_spec(tables) -> ParameterSet:

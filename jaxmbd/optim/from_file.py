@@ -54,9 +54,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxmbd.io.system_file import _Reader
-from jaxmbd.simulation import Integrator
-
+from ..io.system_file import TableReader
+from ..simulation import Integrator
 from . import objectives as obj
 from . import params as prm
 from .rollout import Problem, time_grid
@@ -74,9 +73,9 @@ _VECTOR_COMPONENTS = ("moment", "force", "moment3", "force3") + tuple(obj.WRENCH
 EQUILIBRIUM_TOLERANCE = 1e-6
 
 
-def _reader(loaded) -> _Reader:
+def _reader(loaded) -> TableReader:
     path = getattr(loaded, "path", None)
-    return _Reader(str(path) if path else "<system table>", Path(path).parent if path else Path.cwd())
+    return TableReader(str(path) if path else "<system table>", Path(path).parent if path else Path.cwd())
 
 
 def read_tune_table(loaded, table: dict) -> dict:
@@ -377,7 +376,7 @@ def tune_from_file(loaded, out_dir, *, tune_table: dict | None = None, steps: in
     """
     table = tune_table if tune_table is not None else (loaded.config or {}).get("tune")
     if not table:
-        _reader(loaded).fail("tune", "no [tune] table (parameters, objective, realisations); see optim/from_file.py")
+        _reader(loaded).fail("tune", "no [tune] table (parameters, objective, realisations); see jaxmbd/optim/from_file.py")
     out_dir = Path(out_dir)
     prob, train, test, settings, runs = problem_from_table(loaded, table, smoke=smoke, return_runs=True)
     out_dir.mkdir(parents=True, exist_ok=True)

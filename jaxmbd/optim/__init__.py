@@ -1,13 +1,11 @@
-"""optim: objectives, gradients through the simulation, and tuning loops for jaxmbd.
+"""jaxmbd.optim: objectives, gradients through the simulation, and tuning loops for jaxmbd.
 
-    from optim import objectives as obj
-    from optim import Parameter, ParameterSet, Problem, tune
+    from jaxmbd.optim import objectives as obj
+    from jaxmbd.optim import Parameter, ParameterSet, Problem, tune
 
 See ``studies/tuning`` for the controller-tuning and design studies, and
 :func:`tune_from_file` for the ``jaxmbd tune SYSTEM.toml`` entry point.
 """
-
-import jaxmbd  # noqa: F401  (float64 on import)
 
 from . import objectives
 from .from_file import tune_from_file

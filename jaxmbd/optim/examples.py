@@ -18,11 +18,11 @@ import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
-from jaxmbd.control import JointPD, MotionCompensation
-from jaxmbd.forces import WireRope
-from jaxmbd.joints import Fixed, Free, Revolute
-from jaxmbd.model import Body, ModelBuilder, Placement
-from jaxmbd.system import Context, Contribution, ForceElement, System
+from ..control import JointPD, MotionCompensation
+from ..forces import WireRope
+from ..joints import Fixed, Free, Revolute
+from ..model import Body, ModelBuilder, Placement
+from ..system import Context, Contribution, ForceElement, System
 
 
 class WaveSlopeMoment(ForceElement):
