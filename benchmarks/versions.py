@@ -15,7 +15,8 @@ jaxmbd of its own checkout (it runs with that checkout as its working directory 
 
 Then forward dynamics alone (the crane vessel's model, chain30 unrolled, chain100 scanned: per
 evaluation in a vmapped batch, in a scan, and a reverse-mode gradient), and reverse mode through
-20 s of the crane vessel in waves.
+20 s of the crane vessel in waves; and whether the two codes compile the forward-dynamics figures
+into the same XLA instructions (when they do, a difference in their timings is the machine's noise).
 
 The table gives, per code, the median over the processes and their range (the machine's figures are
 bimodal between processes: the median, never the best).  Writes ``benchmarks/results/versions.md``.
@@ -104,9 +105,35 @@ print("RESULT " + json.dumps(out))
 """
 
 
-def probe(tree: Path) -> dict:
+PROGRAMS = r"""
+import hashlib, json, re, sys
+sys.path.insert(0, ".")
+import jax, jax.numpy as jnp, numpy as np
+import jaxmbd as mbd
+import jaxmbd.examples
+
+def signature(f, *a):
+    # the optimised program's instructions (result shape and opcode, in order), without names or source locations
+    text = jax.jit(f).lower(*a).compile().as_text()
+    ops = re.findall(r"^\s*(?:ROOT )?%?[\w.\-]+ = (.+?) ([a-z\-]+)\(", text, re.M)
+    return hashlib.sha256(repr(ops).encode()).hexdigest()[:16], len(ops)
+
+out = {}
+for name, model in (("crane_vessel_model", mbd.examples.crane_vessel()), ("chain30", mbd.examples.chain(30)),
+                    ("chain100", mbd.examples.chain(100))):
+    rng = np.random.default_rng(0)
+    q = jnp.stack([model.normalise(jnp.asarray(rng.normal(size=model.nq))) for _ in range(64)])
+    v, tau = (jnp.asarray(rng.normal(size=(64, model.nv))) for _ in range(2))
+    fd = lambda q, v, t: mbd.forward_dynamics(model, q, v, t)
+    out[name] = {"vmap64": signature(jax.vmap(fd), q, v, tau),
+                 "grad64": signature(jax.grad(lambda q, v, t: jnp.sum(jax.vmap(fd)(q, v, t) ** 2), (0, 1)), q, v, tau)}
+print("RESULT " + json.dumps(out))
+"""
+
+
+def probe(tree: Path, script: str = PROBE) -> dict:
     env = dict(os.environ, PYTHONPATH=str(tree), JAXMBD_CACHE_DIR="off")
-    done = subprocess.run([sys.executable, "-c", PROBE], cwd=tree, env=env, capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, "-c", script], cwd=tree, env=env, capture_output=True, text=True, check=True)
     line = next(l for l in done.stdout.splitlines() if l.startswith("RESULT "))
     return json.loads(line[len("RESULT "):])
 
@@ -167,6 +194,12 @@ def main(argv=None):
     b, t = ([r["run_gradient"]["first"] for r in runs[k]] for k in ("base", "this"))
     lines.append(f"| same, first call with compile (s) | {statistics.median(b):.1f} | {statistics.median(t):.1f} | "
                  f"{statistics.median(t) / statistics.median(b):.3f} |")
+    programs = {k: probe(tree, PROGRAMS) for k, tree in trees.items()}
+    same = [f"{m} {fig}" for m in programs["base"] for fig in programs["base"][m] if programs["base"][m][fig] == programs["this"][m][fig]]
+    differ = [f"{m} {fig}" for m in programs["base"] for fig in programs["base"][m] if programs["base"][m][fig] != programs["this"][m][fig]]
+    lines += ["", "Compiled programs of the forward-dynamics figures (XLA's optimised instructions, shapes and opcodes in "
+              "order, without names or source locations): " + (f"identical in both codes for {', '.join(same)}" if same else "none identical")
+              + (f"; different for {', '.join(differ)}" if differ else "") + "."]
     text = "\n".join(lines) + "\n"
     Path(args.out).write_text(text)
     from .report import assemble

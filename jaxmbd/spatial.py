@@ -347,7 +347,7 @@ def inertia_to_parent(R, p, I):
 
     ᴾI = X I Xᵀ with X = ᴾX*_C = [[R, 0], [p̂ R, R]]: two 6x6 products.  More flops
     than rotating and shifting the 3x3 blocks, but two XLA kernels where the
-    block-wise form took eight (crane8 in a scan 11.2 -> 9.7 µs).
+    block-wise form took eight (benchmarks/NOTES.md).
     """
     X = jnp.concatenate([jnp.concatenate([R, jnp.zeros_like(R)], -1), jnp.concatenate([mm(skew(p), R), R], -1)], -2)
     return mm(mm(X, I), jnp.swapaxes(X, -1, -2))

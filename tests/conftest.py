@@ -31,3 +31,18 @@ def shared_data():
     if not d.is_dir():
         pytest.skip("../shared/data/wecsim_rm3 is not present")
     return d
+
+
+# Files holding the longest tests (20-70 s each, mostly compiles), run first: xdist hands the
+# tests to the two workers in collection order, so a long test collected last would keep one worker
+# busy while the other waits.  Within a file the order is unchanged (module fixtures stay shared).
+LONGEST_FIRST = (
+    "test_tune_cli.py", "test_study_osv.py", "test_optim.py", "test_scenario.py", "test_dynamics_contract.py",
+    "test_study_crane_vessel.py", "test_no_silent_answers.py", "test_fender.py", "test_dynamics.py",
+    "test_study_wec.py", "test_dynamics_derivatives.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: k for k, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(Path(str(item.fspath)).name, len(rank)))

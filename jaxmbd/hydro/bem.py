@@ -355,7 +355,20 @@ def _checked_hydro(source, omega, A, B, A_inf, exc, beta, C, vol, cob, ref, rho,
     )
 
 
-def _validate(  # noqa: C901 (still to be split, issue 25)
+def _validate_frequencies(source, omega):
+    """At least two finite, strictly increasing frequencies."""
+    if omega.ndim != 1 or omega.shape[0] < 2:
+        raise HydroDataError(source, "omega", f"need at least 2 finite frequencies, got shape {omega.shape}")
+    if np.any(~np.isfinite(omega)):
+        raise HydroDataError(source, "omega", "contains NaN")
+    if np.any(np.diff(omega) <= 0):
+        i = int(np.argmax(np.diff(omega) <= 0))
+        raise HydroDataError(
+            source, "omega", f"frequencies are not strictly increasing (omega[{i}] = {omega[i]:g}, omega[{i + 1}] = {omega[i + 1]:g})"
+        )
+
+
+def _validate(
     source,
     omega,
     added_mass,
@@ -369,16 +382,8 @@ def _validate(  # noqa: C901 (still to be split, issue 25)
     damping_rtol,
 ):
     """Check shapes, NaNs, ordering, symmetry of A, sign of diag B; raise HydroDataError."""
+    _validate_frequencies(source, omega)
     n_omega = omega.shape[0]
-    if omega.ndim != 1 or n_omega < 2:
-        raise HydroDataError(source, "omega", f"need at least 2 finite frequencies, got shape {omega.shape}")
-    if np.any(~np.isfinite(omega)):
-        raise HydroDataError(source, "omega", "contains NaN")
-    if np.any(np.diff(omega) <= 0):
-        i = int(np.argmax(np.diff(omega) <= 0))
-        raise HydroDataError(
-            source, "omega", f"frequencies are not strictly increasing (omega[{i}] = {omega[i]:g}, omega[{i + 1}] = {omega[i + 1]:g})"
-        )
     n = added_mass.shape[-1]
     if n % 6 or n == 0:
         raise HydroDataError(source, "added_mass", f"{n} DOFs is not 6 per rigid body")

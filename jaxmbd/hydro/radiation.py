@@ -338,7 +338,7 @@ def _kind_peaks(diag_peaks, dofs):
     return out
 
 
-def fit_radiation(  # noqa: C901 (still to be split, issue 25)
+def fit_radiation(
     hydro,
     *,
     dofs=None,
@@ -373,19 +373,7 @@ def fit_radiation(  # noqa: C901 (still to be split, issue 25)
     if dt is None:
         dt = math.pi / (4.0 * omega[-1])
     if t_max is None:
-        t_probe = np.arange(0.0, 200.0, dt)
-        kd = retardation_function(omega, Bw[:, dofs, dofs], t_probe, tail_power=tail_power, tail_extent=tail_extent)
-        kind_peak = _kind_peaks(np.abs(kd).max(axis=0), np.asarray(dofs))
-        t_max = 20.0
-        for c in range(kd.shape[1]):
-            if np.abs(kd[:, c]).max() <= relative_threshold * kind_peak[c]:
-                continue
-            peak = np.abs(kd[:, c]).max()
-            if peak == 0:
-                continue
-            above = np.where(np.abs(kd[:, c]) > 0.01 * peak)[0]
-            t_max = max(t_max, t_probe[above[-1]] * 1.2 if above.size else 0.0)
-        t_max = min(t_max, 200.0)
+        t_max = _memory_length(omega, Bw, dofs, dt, relative_threshold, tail_power, tail_extent)
     t = np.arange(0.0, t_max, dt)
     K = retardation_function(omega, Bw, t, tail_power=tail_power, tail_extent=tail_extent)
     peak = np.abs(K).max(axis=0)
@@ -454,6 +442,24 @@ def fit_radiation(  # noqa: C901 (still to be split, issue 25)
                       f"the BEM data's own smallest: {table:.3g}), so it feeds energy into motions near that frequency; "
                       "a smaller tol (radiation_tol) fits closer", stacklevel=2)
     return ss, report
+
+
+def _memory_length(omega, Bw, dofs, dt, relative_threshold, tail_power, tail_extent) -> float:
+    """The time after which every fitted diagonal |K_ii| stays below 1 % of its peak, with a fifth
+    more, at least 20 s and at most 200 s."""
+    t_probe = np.arange(0.0, 200.0, dt)
+    kd = retardation_function(omega, Bw[:, dofs, dofs], t_probe, tail_power=tail_power, tail_extent=tail_extent)
+    kind_peak = _kind_peaks(np.abs(kd).max(axis=0), np.asarray(dofs))
+    t_max = 20.0
+    for c in range(kd.shape[1]):
+        if np.abs(kd[:, c]).max() <= relative_threshold * kind_peak[c]:
+            continue
+        peak = np.abs(kd[:, c]).max()
+        if peak == 0:
+            continue
+        above = np.where(np.abs(kd[:, c]) > 0.01 * peak)[0]
+        t_max = max(t_max, t_probe[above[-1]] * 1.2 if above.size else 0.0)
+    return min(t_max, 200.0)
 
 
 def _assembled_margin(pairs, n, omega, own):
