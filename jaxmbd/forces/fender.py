@@ -20,7 +20,7 @@ class Fender(ForceElement):
     """A fender at ``point`` of ``body`` against the plane through ``plane_point`` with unit normal
     ``normal`` (both in the frame of ``other``, a body or ``"world"``; the normal points to the side
     the fender comes from).  With d the signed distance of the fender point from the plane, the
-    compression is δ = −d and the normal force
+    compression is δ = −d and the normal force is:
 
         F_n = s(s(k δ) + c δ̇ σ(k δ / w)),   s(x) = w softplus(x / w),
 
