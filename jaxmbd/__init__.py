@@ -31,7 +31,7 @@ from .io.system_file import LoadedSystem, SystemFileError, load_system  # noqa: 
 from .joints import Cylindrical, Fixed, Free, ModelError, Planar, Prismatic, Revolute, Spherical, Universal  # noqa: E402
 from .kinematics import body_jacobian, body_twists, forward_kinematics, point_position, point_velocity  # noqa: E402
 from .model import Body, Model, ModelBuilder, Placement, load_urdf  # noqa: E402
-from .simulation import Integrator, Result, SimulationError, static_equilibrium  # noqa: E402
+from .simulation import Integrator, Result, SimulationError, Solution, solve, static_equilibrium  # noqa: E402
 from .simulation import simulate as _simulate  # noqa: E402
 from .system import System  # noqa: E402
 
@@ -47,7 +47,7 @@ __all__ = [
     "forward_dynamics", "inverse_dynamics", "mass_matrix", "joint_wrenches", "nonlinear_effects",
     "mass_matrix_velocity_transformation", "kinetic_energy", "potential_energy", "total_energy", "gravity_wrenches",
     # systems and runs
-    "System", "Integrator", "Result", "simulate", "static_equilibrium", "LoadedSystem", "load_system",
+    "System", "Integrator", "Result", "Solution", "simulate", "solve", "static_equilibrium", "LoadedSystem", "load_system",
     # subpackages
     "spatial", "joints", "hydro",
 ]

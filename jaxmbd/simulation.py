@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import warnings
+from typing import Any, NamedTuple
 
 import diffrax
 import jax
@@ -243,9 +244,19 @@ class Integrator:
         return 100_000
 
 
+class Solution(NamedTuple):
+    """What :func:`solve` returns: the states ``ys = (q, v, z)`` at the save times (each with the
+    times as its leading axis), ``ok`` (whether the solver reached the last save), and ``derivatives``
+    ``(dy/dt, f_ext)`` at every save when asked for (``dynamics=True`` on the fixed-step path), else None."""
+
+    ys: Any
+    ok: Any
+    derivatives: Any = None
+
+
 def solve(system: System, y0, ts, *, integrator: Integrator = Integrator(), waves=None, params=None,
-          dynamics: bool = False):
-    """Integrate ``system`` from ``y0 = (q, v, z)``; return the states at ``ts`` and whether the solver succeeded.
+          dynamics: bool = False) -> Solution:
+    """Integrate ``system`` from ``y0 = (q, v, z)`` to the save times ``ts``: a :class:`Solution`.
 
     ``ts`` (save times) must be concrete (a numpy array or a tuple); under ``jax.jit`` pass it
     as a static argument.
@@ -254,7 +265,7 @@ def solve(system: System, y0, ts, *, integrator: Integrator = Integrator(), wave
     (fixed steps), or goes through diffrax's recursive checkpointing with
     ``integrator.checkpoints`` checkpoints (adaptive steps, ``use_diffrax``).
 
-    ``dynamics``: return ``(ys, ok, ds)`` with ``ds = (dy/dt, f_ext)`` at every save, from the
+    ``dynamics``: also keep ``(dy/dt, f_ext)`` at every save (``Solution.derivatives``), from the
     solver's own evaluations (fixed steps; None on the adaptive path), for
     ``System.outputs(..., dynamics=...)``.
     """
@@ -275,8 +286,8 @@ def solve(system: System, y0, ts, *, integrator: Integrator = Integrator(), wave
                                integrator.method, dynamics, integrator.checkpoint)
         if dynamics:
             ys, ds = ys
-            return ys, jnp.asarray(True), ds
-        return ys, jnp.asarray(True)
+            return Solution(ys, jnp.asarray(True), ds)
+        return Solution(ys, jnp.asarray(True))
     max_steps = integrator.steps_for(duration)
     ts = jnp.asarray(ts)
     with warnings.catch_warnings():
@@ -284,9 +295,7 @@ def solve(system: System, y0, ts, *, integrator: Integrator = Integrator(), wave
         # diffrax's dtype check flags as "complex support is a work in progress"
         warnings.filterwarnings("ignore", message="Complex dtype support in Diffrax")
         sol = _diffrax_solve(system, integrator, ts, y0, waves, params, max_steps)
-    if dynamics:
-        return sol.ys, sol.result == diffrax.RESULTS.successful, None
-    return sol.ys, sol.result == diffrax.RESULTS.successful
+    return Solution(sol.ys, sol.result == diffrax.RESULTS.successful)
 
 
 def _diffrax_solve(system, integrator, ts, y0, waves, params, max_steps):

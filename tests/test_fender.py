@@ -81,7 +81,7 @@ def test_gradient_of_the_peak_compression_matches_finite_differences():
     def peak(k):
         system = set_leaf(base, "fender.stiffness", k)
         y0 = (jnp.array([0.0, 0.0]), jnp.array([0.0, -1.0]), jnp.zeros(0))
-        (q, v, z), _ = solve(system, y0, ts, integrator=Integrator("rk4", dt=1e-3))
+        q, v, z = solve(system, y0, ts, integrator=Integrator("rk4", dt=1e-3)).ys
         compression = jax.vmap(lambda t, q, v: system.outputs(t, (q, v, z[0]))["fender/compression"])(ts, q, v)
         return jnp.max(compression)
 

@@ -134,7 +134,7 @@ def test_pendulum_on_a_rope_round_trip(tmp_path):
 
     # A few fixed steps (Euler: one trace of the right-hand side keeps the compile short).
     ts = np.arange(6) * loaded.integrator.dt
-    ys, ok = solve(sys, initial_state(sys, loaded.q0), ts, integrator=Integrator("euler", dt=loaded.integrator.dt))
+    ys, ok, _ = solve(sys, initial_state(sys, loaded.q0), ts, integrator=Integrator("euler", dt=loaded.integrator.dt))
     q = np.asarray(ys[0])
     assert bool(ok) and q.shape == (6, sys.model.nq) and np.all(np.isfinite(q))
     # the rope holds the cargo (slightly stretched at q0, it pulls it up): free fall would drop 12 mm
@@ -165,7 +165,7 @@ def test_floating_crane_from_the_docs(tmp_path):
     assert [p["name"] for p in loaded.scenario_phases] == ["hold", "lower"]
     ts = np.arange(5) * loaded.integrator.dt
     waves = sys.waves.realise(loaded.key())
-    ys, ok = solve(sys, initial_state(sys, loaded.q0), ts, integrator=Integrator("euler", dt=loaded.integrator.dt),
+    ys, ok, _ = solve(sys, initial_state(sys, loaded.q0), ts, integrator=Integrator("euler", dt=loaded.integrator.dt),
                    waves=waves)
     q = np.asarray(ys[0])
     assert bool(ok) and np.all(np.isfinite(q))

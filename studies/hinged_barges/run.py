@@ -187,7 +187,7 @@ def rk4_scan(system, y0, ts, forcing, dt):
     from jaxmbd.simulation import Integrator, solve
 
     waves, _, params = forcing
-    ys, _ = solve(system, y0, ts, integrator=Integrator("rk4", dt=dt), waves=waves, params=params)
+    ys = solve(system, y0, ts, integrator=Integrator("rk4", dt=dt), waves=waves, params=params).ys
     return ys
 
 
