@@ -351,26 +351,8 @@ def _number(text, where, unit, required=True):
     return value
 
 
-def load_urdf(path, *, floating: bool = False, gravity=(0.0, 0.0, -9.81), xml: str | None = None) -> Model:  # noqa: C901 (still to be split, issue 25)
-    """Read a URDF file into a :class:`Model`.
-
-    Links become bodies and each one hangs from the joint above it (the root
-    link from the world, through a Free joint when ``floating``, else welded).
-    Fixed joints are kept as bodies with no coordinates.  A ``continuous``
-    joint is a revolute joint with one coordinate; a ``planar`` joint moves in
-    the plane normal to its ``<axis>`` (:class:`~jaxmbd.joints.Planar`, q = two
-    in-plane translations and the rotation about the axis).  ``floating`` joints
-    are refused with the joint's name and the file.
-    """
-    src = str(path) if xml is None else (str(path) if path else "<urdf string>")
-    try:
-        if xml is None:  # read as text: a UTF-8 byte-order mark is no part of the XML
-            xml = Path(path).read_text(encoding="utf-8-sig")
-        root = ET.fromstring(xml)
-    except (ET.ParseError, OSError, UnicodeDecodeError) as exc:
-        raise ModelError(f"{src}: cannot read URDF: {exc}") from None
-    if root.tag != "robot":
-        raise ModelError(f"{src}: root element is <{root.tag}>, expected <robot>")
+def _urdf_links(root, src) -> dict:
+    """{link name: Body} of a URDF's <link> elements (a link without <inertial> is massless)."""
     links = {}
     for link in root.findall("link"):
         name = link.get("name")
@@ -396,38 +378,67 @@ def load_urdf(path, *, floating: bool = False, gravity=(0.0, 0.0, -9.81), xml: s
             )
         # URDF gives the inertia in the frame of <inertial><origin>; rotate it into link axes.
         links[name] = Body(mass=mass, com=pl.p, inertia=pl.R @ I @ pl.R.T)
+    return links
+
+
+def _urdf_joint(jel, src, links, child_of, b):
+    """Add the child link of one URDF <joint> to the builder ``b``; ``child_of``: link -> its joint so far."""
+    jn = jel.get("name")
+    where = f"{src}: joint {jn!r}"
+    jt = jel.get("type")
+    pe, ce = jel.find("parent"), jel.find("child")
+    if pe is None or ce is None:
+        raise ModelError(f"{where}: needs <parent link=...> and <child link=...>")
+    parent, child = pe.get("link"), ce.get("link")
+    for role, ln in (("parent", parent), ("child", child)):
+        if ln not in links:
+            raise ModelError(f"{where}: {role} link {ln!r} is not defined")
+    if child in child_of:
+        raise ModelError(f"{where}: link {child!r} already hangs from joint {child_of[child]!r}")
+    child_of[child] = jn
+    ax_el = jel.find("axis")
+    axis = _floats(ax_el.get("xyz") if ax_el is not None else None, 3, where + " axis", (1.0, 0.0, 0.0))
+    n = np.linalg.norm(axis)
+    if n > 1e-12 and abs(n - 1) < 1e-3:
+        axis = axis / n  # URDF files print axes to a few digits
+    if jt in ("revolute", "continuous"):
+        kind = Revolute(tuple(axis))
+    elif jt == "prismatic":
+        kind = Prismatic(tuple(axis))
+    elif jt == "fixed":
+        kind = Fixed()
+    elif jt == "planar":
+        kind = Planar(tuple(axis)).check(where)
+    else:
+        raise ModelError(f"{where}: joint type {jt!r} is not supported (revolute, continuous, prismatic, planar, fixed)")
+    b.add_body(child, body=links[child], joint=kind, parent=parent, placement=_origin(jel, where), joint_name=jn)
+
+
+def load_urdf(path, *, floating: bool = False, gravity=(0.0, 0.0, -9.81), xml: str | None = None) -> Model:
+    """Read a URDF file into a :class:`Model`.
+
+    Links become bodies and each one hangs from the joint above it (the root
+    link from the world, through a Free joint when ``floating``, else welded).
+    Fixed joints are kept as bodies with no coordinates.  A ``continuous``
+    joint is a revolute joint with one coordinate; a ``planar`` joint moves in
+    the plane normal to its ``<axis>`` (:class:`~jaxmbd.joints.Planar`, q = two
+    in-plane translations and the rotation about the axis).  ``floating`` joints
+    are refused with the joint's name and the file.
+    """
+    src = str(path) if xml is None else (str(path) if path else "<urdf string>")
+    try:
+        if xml is None:  # read as text: a UTF-8 byte-order mark is no part of the XML
+            xml = Path(path).read_text(encoding="utf-8-sig")
+        root = ET.fromstring(xml)
+    except (ET.ParseError, OSError, UnicodeDecodeError) as exc:
+        raise ModelError(f"{src}: cannot read URDF: {exc}") from None
+    if root.tag != "robot":
+        raise ModelError(f"{src}: root element is <{root.tag}>, expected <robot>")
+    links = _urdf_links(root, src)
     b = ModelBuilder(gravity=gravity, source=src)
     child_of = {}
     for jel in root.findall("joint"):
-        jn = jel.get("name")
-        where = f"{src}: joint {jn!r}"
-        jt = jel.get("type")
-        pe, ce = jel.find("parent"), jel.find("child")
-        if pe is None or ce is None:
-            raise ModelError(f"{where}: needs <parent link=...> and <child link=...>")
-        parent, child = pe.get("link"), ce.get("link")
-        for role, ln in (("parent", parent), ("child", child)):
-            if ln not in links:
-                raise ModelError(f"{where}: {role} link {ln!r} is not defined")
-        if child in child_of:
-            raise ModelError(f"{where}: link {child!r} already hangs from joint {child_of[child]!r}")
-        child_of[child] = jn
-        ax_el = jel.find("axis")
-        axis = _floats(ax_el.get("xyz") if ax_el is not None else None, 3, where + " axis", (1.0, 0.0, 0.0))
-        n = np.linalg.norm(axis)
-        if n > 1e-12 and abs(n - 1) < 1e-3:
-            axis = axis / n  # URDF files print axes to a few digits
-        if jt in ("revolute", "continuous"):
-            kind = Revolute(tuple(axis))
-        elif jt == "prismatic":
-            kind = Prismatic(tuple(axis))
-        elif jt == "fixed":
-            kind = Fixed()
-        elif jt == "planar":
-            kind = Planar(tuple(axis)).check(where)
-        else:
-            raise ModelError(f"{where}: joint type {jt!r} is not supported (revolute, continuous, prismatic, planar, fixed)")
-        b.add_body(child, body=links[child], joint=kind, parent=parent, placement=_origin(jel, where), joint_name=jn)
+        _urdf_joint(jel, src, links, child_of, b)
     roots = [ln for ln in links if ln not in child_of]
     if len(roots) != 1:
         raise ModelError(f"{src}: expected one root link, found {len(roots)}: {roots}")

@@ -380,6 +380,45 @@ def _as_leaf(value, like, where):
         raise ScenarioError(f"{where}: value of shape {value.shape} does not fit the leaf's shape {like.shape}") from None
 
 
+def _phase_settings(system: System, settings: dict, where: str):
+    """(leaves, targets, rates) of a phase's ``set`` table: element-name patterns -> {field: value or
+    {"target": x, "rate": r}}."""
+    leaves, targets, rates = [], [], []
+    for pattern, fields in settings.items():
+        matched = [f.name for f in system.forces if fnmatch.fnmatchcase(f.name, pattern)]
+        if not matched:
+            raise ScenarioError(f"{where}: 'set' names {pattern!r}, which matches no element of "
+                                f"{[f.name for f in system.forces]}")
+        if not isinstance(fields, dict):
+            raise ScenarioError(f"{where}: set.{pattern} must map field names to values")
+        for el in matched:
+            for field, val in fields.items():
+                w = f"{where}: {el}.{field}"
+                target, rate = _setting(_leaf(system, el, field), val, w)
+                targets.append(target)
+                rates.append(rate)
+                if (el, field) in leaves:
+                    raise ScenarioError(f"{w}: set twice in one phase")
+                leaves.append((el, field))
+    return leaves, targets, rates
+
+
+def _setting(leaf, val, w):
+    """(target, rate or None) of one phase setting: a value, or a schedule {"target": x, "rate": r}."""
+    if not isinstance(val, dict):
+        return _as_leaf(val, leaf, w), None
+    if set(val) != {"target", "rate"}:
+        raise ScenarioError(f"{w}: a schedule is {{'target': x, 'rate': r}}, got {sorted(val)}")
+    rate = _as_leaf(val["rate"], leaf, w)
+    try:
+        positive = bool(jnp.all(rate > 0))
+    except jax.errors.ConcretizationTypeError:
+        positive = True  # traced (under jax.grad): checked when run concretely
+    if not positive:
+        raise ScenarioError(f"{w}: ramp rate must be > 0")
+    return _as_leaf(val["target"], leaf, w), rate
+
+
 class Scenario(eqx.Module):
     """An ordered list of :class:`Phase` es (see the module docstring for semantics and schema)."""
 
@@ -397,7 +436,7 @@ class Scenario(eqx.Module):
     # -- construction ------------------------------------------------------------------------
 
     @classmethod
-    def from_dict(cls, d, system: System) -> "Scenario":  # noqa: C901 (still to be split, issue 25)
+    def from_dict(cls, d, system: System) -> "Scenario":
         """Build and check a scenario against ``system`` from the dict schema of the module docstring."""
         name = "scenario"
         if isinstance(d, dict):
@@ -419,36 +458,7 @@ class Scenario(eqx.Module):
                 raise ScenarioError(f"{where}: unknown keys {sorted(unknown)}")
             if "name" not in p or "max_duration" not in p:
                 raise ScenarioError(f"{where}: 'name' and 'max_duration' are required")
-            leaves, targets, rates = [], [], []
-            for pattern, fields in (p.get("set") or {}).items():
-                matched = [f.name for f in system.forces if fnmatch.fnmatchcase(f.name, pattern)]
-                if not matched:
-                    raise ScenarioError(f"{where}: 'set' names {pattern!r}, which matches no element of "
-                                        f"{[f.name for f in system.forces]}")
-                if not isinstance(fields, dict):
-                    raise ScenarioError(f"{where}: set.{pattern} must map field names to values")
-                for el in matched:
-                    for field, val in fields.items():
-                        leaf = _leaf(system, el, field)
-                        w = f"{where}: {el}.{field}"
-                        if isinstance(val, dict):
-                            if set(val) != {"target", "rate"}:
-                                raise ScenarioError(f"{w}: a schedule is {{'target': x, 'rate': r}}, got {sorted(val)}")
-                            rate = _as_leaf(val["rate"], leaf, w)
-                            try:
-                                positive = bool(jnp.all(rate > 0))
-                            except jax.errors.ConcretizationTypeError:
-                                positive = True  # traced (under jax.grad): checked when run concretely
-                            if not positive:
-                                raise ScenarioError(f"{w}: ramp rate must be > 0")
-                            targets.append(_as_leaf(val["target"], leaf, w))
-                            rates.append(rate)
-                        else:
-                            targets.append(_as_leaf(val, leaf, w))
-                            rates.append(None)
-                        if (el, field) in leaves:
-                            raise ScenarioError(f"{w}: set twice in one phase")
-                        leaves.append((el, field))
+            leaves, targets, rates = _phase_settings(system, p.get("set") or {}, where)
             until = p.get("until")
             if until is not None:
                 until = condition_from_dict(until)
