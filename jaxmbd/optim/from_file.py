@@ -125,68 +125,84 @@ def read_tune_table(loaded, table: dict) -> dict:
     return out
 
 
-def _read_parameters(r, system, tables) -> list[dict]:  # noqa: C901 (still to be split, issue 25)
+def _read_parameters(r, system, tables) -> list[dict]:
     if not tables:
         r.fail("tune.parameters", "expected at least one [[tune.parameters]] entry")
     out, names = [], {}
     for i, p in enumerate(tables):
         f = f"tune.parameters[{i}]"
-        r.table(p, f, _PARAMETER_KEYS)
-        if ("path" in p) == ("paths" in p):
-            r.fail(f, "give either path (one leaf) or paths (leaves tied to one value)")
-        key = "path" if "path" in p else "paths"
-        paths = [r.string(p, f, key)] if key == "path" else r.strings(p, f, key)
-        if not paths:
-            r.fail(f"{f}.paths", "expected at least one path")
-        values = []
-        for path in paths:
-            try:
-                leaf = prm.get_leaf(system, path)
-            except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
-                msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-                r.fail(f"{f}.{key}", str(msg))
-            if not jnp.issubdtype(jnp.asarray(leaf).dtype, jnp.floating):
-                r.fail(f"{f}.{key}", f"{path!r} is not a real-valued leaf of the system")
-            arr = np.asarray(leaf, dtype=float).reshape(-1)
-            if arr.size == 0:
-                r.fail(f"{f}.{key}", f"{path!r} is an empty array")
-            if np.any(arr != arr[0]):
-                r.fail(f"{f}.{key}", f"{path!r} holds {arr.size} values that differ; a parameter sets every entry to one "
-                       "value: name one entry of a list with [i]")
-            values.append(float(arr[0]))
-        if "initial" not in p and any(v != values[0] for v in values):
-            r.fail(f"{f}.paths", f"the tied leaves have different values {values}; give initial (every leaf starts "
-                   "there) or tie equal leaves")
-        name = r.string(p, f, "name", paths[0])
-        if name in names:
-            r.fail(f"{f}.name", f"duplicate parameter name {name!r} (also tune.parameters[{names[name]}])")
-        names[name] = i
-        lower = r.number(p, f, "lower", None)
-        upper = r.number(p, f, "upper", None)
-        if lower is not None and upper is not None and not lower < upper:
-            r.fail(f"{f}.lower", f"must be below upper = {upper:g}, got {lower:g}")
-        transform = r.string(p, f, "transform", None, choices=_TRANSFORMS)
-        given = "initial" in p
-        initial = r.number(p, f, "initial", values[0])
-        where = f"{f}.initial" if given else f"{f}.{key}"
-        what = f"initial value {initial:g}" if given else f"the system's value {initial:g} (no initial given)"
-        kind = transform or ("sigmoid" if lower is not None and upper is not None else "softplus" if lower is not None else "linear")
-        if kind == "sigmoid" and (lower is None or upper is None):
-            r.fail(f"{f}.transform", "'sigmoid' needs both lower and upper")
-        if kind == "softplus" and lower is None:
-            r.fail(f"{f}.transform", "'softplus' needs lower")
-        if kind == "log" and not initial > 0:
-            r.fail(where, f"'log' needs a positive initial value, got {what}")
-        if kind != "clip":
-            if lower is not None and not initial > lower:
-                r.fail(where, f"{what} must lie above lower = {lower:g}")
-            if upper is not None and not initial < upper:
-                r.fail(where, f"{what} must lie below upper = {upper:g}")
-        entry = {"name": name, "paths": paths, "initial": initial, "lower": lower, "upper": upper}
-        if transform:
-            entry["transform"] = transform
+        entry = _read_parameter(r, system, p, f)
+        if entry["name"] in names:
+            r.fail(f"{f}.name", f"duplicate parameter name {entry['name']!r} (also tune.parameters[{names[entry['name']]}])")
+        names[entry["name"]] = i
         out.append(entry)
     return out
+
+
+def _leaf_values(r, system, p, f, key, paths) -> list[float]:
+    """The current value of each leaf a parameter names (one value per leaf, tied leaves equal)."""
+    values = []
+    for path in paths:
+        try:
+            leaf = prm.get_leaf(system, path)
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+            msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+            r.fail(f"{f}.{key}", str(msg))
+        if not jnp.issubdtype(jnp.asarray(leaf).dtype, jnp.floating):
+            r.fail(f"{f}.{key}", f"{path!r} is not a real-valued leaf of the system")
+        arr = np.asarray(leaf, dtype=float).reshape(-1)
+        if arr.size == 0:
+            r.fail(f"{f}.{key}", f"{path!r} is an empty array")
+        if np.any(arr != arr[0]):
+            r.fail(f"{f}.{key}", f"{path!r} holds {arr.size} values that differ; a parameter sets every entry to one "
+                   "value: name one entry of a list with [i]")
+        values.append(float(arr[0]))
+    if "initial" not in p and any(v != values[0] for v in values):
+        r.fail(f"{f}.paths", f"the tied leaves have different values {values}; give initial (every leaf starts "
+               "there) or tie equal leaves")
+    return values
+
+
+def _read_parameter(r, system, p, f) -> dict:
+    r.table(p, f, _PARAMETER_KEYS)
+    if ("path" in p) == ("paths" in p):
+        r.fail(f, "give either path (one leaf) or paths (leaves tied to one value)")
+    key = "path" if "path" in p else "paths"
+    paths = [r.string(p, f, key)] if key == "path" else r.strings(p, f, key)
+    if not paths:
+        r.fail(f"{f}.paths", "expected at least one path")
+    values = _leaf_values(r, system, p, f, key, paths)
+    name = r.string(p, f, "name", paths[0])
+    lower = r.number(p, f, "lower", None)
+    upper = r.number(p, f, "upper", None)
+    if lower is not None and upper is not None and not lower < upper:
+        r.fail(f"{f}.lower", f"must be below upper = {upper:g}, got {lower:g}")
+    transform = r.string(p, f, "transform", None, choices=_TRANSFORMS)
+    given = "initial" in p
+    initial = r.number(p, f, "initial", values[0])
+    where = f"{f}.initial" if given else f"{f}.{key}"
+    what = f"initial value {initial:g}" if given else f"the system's value {initial:g} (no initial given)"
+    _check_bounds(r, f, where, what, transform, initial, lower, upper)
+    entry = {"name": name, "paths": paths, "initial": initial, "lower": lower, "upper": upper}
+    if transform:
+        entry["transform"] = transform
+    return entry
+
+
+def _check_bounds(r, f, where, what, transform, initial, lower, upper):
+    """The transform has the bounds it needs and the initial value lies inside them."""
+    kind = transform or ("sigmoid" if lower is not None and upper is not None else "softplus" if lower is not None else "linear")
+    if kind == "sigmoid" and (lower is None or upper is None):
+        r.fail(f"{f}.transform", "'sigmoid' needs both lower and upper")
+    if kind == "softplus" and lower is None:
+        r.fail(f"{f}.transform", "'softplus' needs lower")
+    if kind == "log" and not initial > 0:
+        r.fail(where, f"'log' needs a positive initial value, got {what}")
+    if kind != "clip":
+        if lower is not None and not initial > lower:
+            r.fail(where, f"{what} must lie above lower = {lower:g}")
+        if upper is not None and not initial < upper:
+            r.fail(where, f"{what} must lie below upper = {upper:g}")
 
 
 def _output_shapes(system) -> dict:
@@ -201,7 +217,7 @@ def _output_shapes(system) -> dict:
     return {k: tuple(x.shape) for k, x in jax.eval_shape(outs).items()}
 
 
-def _read_objective(r, loaded, tables, settings) -> list[dict]:  # noqa: C901 (still to be split, issue 25)
+def _read_objective(r, loaded, tables, settings) -> list[dict]:
     if not tables:
         r.fail("tune.objective", "expected at least one [[tune.objective]] term")
     shapes = _output_shapes(loaded.system)
@@ -211,59 +227,77 @@ def _read_objective(r, loaded, tables, settings) -> list[dict]:  # noqa: C901 (s
     for i, term in enumerate(tables):
         f = f"tune.objective[{i}]"
         r.table(term, f, _TERM_KEYS)
-        t = {}
-        name = r.string(term, f, "output")
-        if name not in shapes:
-            r.fail(f"{f}.output", f"unknown output {name!r}; the system's outputs: {', '.join(sorted(shapes))}")
-        t["output"] = name
-        shape = shapes[name]
-        if len(shape) > 1:
-            r.fail(f"{f}.output", f"output {name!r} has shape {shape}; objectives take scalar or vector outputs")
-        if "component" in term:
-            c = term["component"]
-            if shape == ():
-                r.fail(f"{f}.component", f"output {name!r} is a scalar: leave component out")
-            expected = (", ".join(_VECTOR_COMPONENTS) + " or " if shape == (6,) else "") + f"an index 0..{shape[0] - 1}"
-            if isinstance(c, str):
-                if shape != (6,) or c not in _VECTOR_COMPONENTS:
-                    r.fail(f"{f}.component", f"unknown component {c!r} of output {name!r} (shape {shape}); expected {expected}")
-            elif isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < shape[0]:
-                r.fail(f"{f}.component", f"expected {expected} for output {name!r}, got {c!r}")
-            t["component"] = c
-        elif shape != ():
-            r.fail(f"{f}.component", f"missing: output {name!r} has shape {shape}; give component ("
-                   + (", ".join(_VECTOR_COMPONENTS) + " or " if shape == (6,) else "") + f"an index 0..{shape[0] - 1})")
-        if "start" in term and "start_time" in term:
-            r.fail(f"{f}.start_time", "give either start (saves) or start_time (s), not both")
-        if "start_time" in term:
-            st = r.number(term, f, "start_time", ge=0.0)
-            t["start"] = int(round(st / save_dt))
-        else:
-            t["start"] = r.integer(term, f, "start", 0, ge=0)
-        if t["start"] >= n_saves:
-            r.fail(f"{f}.start_time" if "start_time" in term else f"{f}.start",
-                   f"leaves no saves: the run has {n_saves} saves over {settings['duration']:g} s")
+        t = {"output": _read_output(r, term, f, shapes)}
+        component = _read_component(r, term, f, t["output"], shapes[t["output"]])
+        if component is not None:
+            t["component"] = component
+        t["start"] = _read_start(r, term, f, save_dt, n_saves, settings["duration"])
         t["weight"] = r.number(term, f, "weight", 1.0)
-        if "upper" in term:
-            for k in ("measure", "scale", "p"):
-                if k in term:
-                    r.fail(f"{f}.{k}", "a constraint term (upper) takes no measure, scale or p: its penalty is "
-                           "the smooth maximum of output / upper beyond 1")
-            t["upper"] = r.number(term, f, "upper", gt=0.0)
-        else:
-            t["measure"] = r.string(term, f, "measure", "smooth_max", choices=_MEASURES)
-            if t["measure"] == "daf" and "scale" in term:
-                r.fail(f"{f}.scale", "a 'daf' term is relative to its first save already: leave scale out")
-            scale = term.get("scale", 1.0)
-            if scale != "initial":
-                scale = r.number(term, f, "scale", 1.0)
-                if scale == 0.0:
-                    r.fail(f"{f}.scale", "must not be 0 (a number or \"initial\")")
-            t["scale"] = scale
-            t["p"] = r.number(term, f, "p", 8.0, gt=0.0)
+        t |= _read_measure(r, term, f)
         t["sharpness"] = r.number(term, f, "sharpness", 50.0, gt=0.0)
         out.append(t)
     return out
+
+
+def _read_output(r, term, f, shapes) -> str:
+    name = r.string(term, f, "output")
+    if name not in shapes:
+        r.fail(f"{f}.output", f"unknown output {name!r}; the system's outputs: {', '.join(sorted(shapes))}")
+    if len(shapes[name]) > 1:
+        r.fail(f"{f}.output", f"output {name!r} has shape {shapes[name]}; objectives take scalar or vector outputs")
+    return name
+
+
+def _read_component(r, term, f, name, shape):
+    """The component of a vector output a term reads (a label of a wrench or an index), None for a scalar."""
+    expected = (", ".join(_VECTOR_COMPONENTS) + " or " if shape == (6,) else "") + (f"an index 0..{shape[0] - 1}" if shape else "")
+    if "component" not in term:
+        if shape != ():
+            r.fail(f"{f}.component", f"missing: output {name!r} has shape {shape}; give component ({expected})")
+        return None
+    c = term["component"]
+    if shape == ():
+        r.fail(f"{f}.component", f"output {name!r} is a scalar: leave component out")
+    if isinstance(c, str):
+        if shape != (6,) or c not in _VECTOR_COMPONENTS:
+            r.fail(f"{f}.component", f"unknown component {c!r} of output {name!r} (shape {shape}); expected {expected}")
+    elif isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < shape[0]:
+        r.fail(f"{f}.component", f"expected {expected} for output {name!r}, got {c!r}")
+    return c
+
+
+def _read_start(r, term, f, save_dt, n_saves, duration) -> int:
+    if "start" in term and "start_time" in term:
+        r.fail(f"{f}.start_time", "give either start (saves) or start_time (s), not both")
+    if "start_time" in term:
+        start = int(round(r.number(term, f, "start_time", ge=0.0) / save_dt))
+    else:
+        start = r.integer(term, f, "start", 0, ge=0)
+    if start >= n_saves:
+        r.fail(f"{f}.start_time" if "start_time" in term else f"{f}.start",
+               f"leaves no saves: the run has {n_saves} saves over {duration:g} s")
+    return start
+
+
+def _read_measure(r, term, f) -> dict:
+    """A constraint term's ``upper``, or an objective term's ``measure``, ``scale`` and ``p``."""
+    if "upper" in term:
+        for k in ("measure", "scale", "p"):
+            if k in term:
+                r.fail(f"{f}.{k}", "a constraint term (upper) takes no measure, scale or p: its penalty is "
+                       "the smooth maximum of output / upper beyond 1")
+        return {"upper": r.number(term, f, "upper", gt=0.0)}
+    t = {"measure": r.string(term, f, "measure", "smooth_max", choices=_MEASURES)}
+    if t["measure"] == "daf" and "scale" in term:
+        r.fail(f"{f}.scale", "a 'daf' term is relative to its first save already: leave scale out")
+    scale = term.get("scale", 1.0)
+    if scale != "initial":
+        scale = r.number(term, f, "scale", 1.0)
+        if scale == 0.0:
+            r.fail(f"{f}.scale", "must not be 0 (a number or \"initial\")")
+    t["scale"] = scale
+    t["p"] = r.number(term, f, "p", 8.0, gt=0.0)
+    return t
 
 
 class _Runs:
