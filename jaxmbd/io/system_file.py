@@ -502,8 +502,66 @@ class _Loader:
 
     # -- bodies and joints -------------------------------------------------------------------
 
-    def build_model(self, cfg, gravity):  # noqa: C901 (still to be split, issue 25)
+    def model_from_urdf(self, cfg, gravity, builder, joint_names, q0_entries):
+        """``[model]``: every link of a URDF file as a body of the builder, and its ``q0`` table."""
+        from ..joints import ModelError
+        from ..model import WORLD, Body, Placement
+
+        r = self.r
+        m = r.table(cfg["model"], "model", _MODEL_KEYS)
+        urdf = r.path(m, "model", "urdf")
+        floating = r.boolean(m, "model", "floating", False)
+        try:
+            from ..model import load_urdf
+
+            base = load_urdf(urdf, floating=floating, gravity=gravity)
+        except ModelError as exc:
+            r.fail("model.urdf", str(exc))
+        for i, n in enumerate(base.body_names):
+            lam = base.parents[i]
+            builder.add_body(
+                n,
+                body=Body(spatial_inertia=np.asarray(base.inertia[i])),
+                joint=base.joints[i],
+                parent=WORLD if lam < 0 else base.body_names[lam],
+                placement=Placement(np.asarray(base.placement_R[i]), np.asarray(base.placement_p[i])),
+                joint_name=base.joint_names[i],
+            )
+            self.origin_of[n] = "model.urdf"
+            self.origin_of[base.joint_names[i]] = "model.urdf"
+            joint_names.add(base.joint_names[i])
+        q0_urdf = r.table(m.get("q0", {}), "model.q0", list(base.joint_names) + list(base.body_names))
+        for jn, val in q0_urdf.items():
+            q0_entries.append((jn, f"model.q0.{jn}", r.array(val, f"model.q0.{jn}", None), "q0"))
+
+    def body_joint(self, b, f):
+        """The joint a ``[[bodies]]`` entry hangs from: its kind and unit axes, checked."""
         from ..joints import KINDS as JOINT_KINDS
+        from ..joints import ModelError
+
+        r = self.r
+        kind_name = r.string(b, f, "joint", "fixed", choices=tuple(JOINT_KINDS))
+        cls = JOINT_KINDS[kind_name]
+        axis_keys = [x.name for x in dataclasses.fields(cls)]
+        for key in ("axis", "axis1", "axis2"):
+            if key in b and key not in axis_keys:
+                r.fail(f"{f}.{key}", f"not used by a {kind_name!r} joint (its keys: {', '.join(axis_keys) or 'none'})")
+        kw = {}
+        for key in axis_keys:
+            if key in b:
+                a = r.array(b[key], f"{f}.{key}", [(3,)])
+                n = float(np.linalg.norm(a))
+                if not abs(n - 1.0) <= 1e-3:
+                    r.fail(f"{f}.{key}", f"expected a unit vector, got {a.tolist()} with norm {n:.6g}")
+                kw[key] = tuple(float(x) for x in a / n)
+        joint = cls(**kw)
+        try:
+            joint = joint.check(f"{r.source}: {f}")
+        except ModelError as exc:
+            r.fail(f"{f}.joint", str(exc))
+        return joint
+
+    def build_model(self, cfg, gravity):
         from ..joints import ModelError
         from ..model import WORLD, Body, ModelBuilder, Placement
 
@@ -513,31 +571,7 @@ class _Loader:
         joint_names = set()
         q0_entries = []  # (body name, field, q0 (nq,) or None, source key)
         if "model" in cfg:
-            m = r.table(cfg["model"], "model", _MODEL_KEYS)
-            urdf = r.path(m, "model", "urdf")
-            floating = r.boolean(m, "model", "floating", False)
-            try:
-                from ..model import load_urdf
-
-                base = load_urdf(urdf, floating=floating, gravity=gravity)
-            except ModelError as exc:
-                r.fail("model.urdf", str(exc))
-            for i, n in enumerate(base.body_names):
-                lam = base.parents[i]
-                builder.add_body(
-                    n,
-                    body=Body(spatial_inertia=np.asarray(base.inertia[i])),
-                    joint=base.joints[i],
-                    parent=WORLD if lam < 0 else base.body_names[lam],
-                    placement=Placement(np.asarray(base.placement_R[i]), np.asarray(base.placement_p[i])),
-                    joint_name=base.joint_names[i],
-                )
-                self.origin_of[n] = "model.urdf"
-                self.origin_of[base.joint_names[i]] = "model.urdf"
-                joint_names.add(base.joint_names[i])
-            q0_urdf = r.table(m.get("q0", {}), "model.q0", list(base.joint_names) + list(base.body_names))
-            for jn, val in q0_urdf.items():
-                q0_entries.append((jn, f"model.q0.{jn}", r.array(val, f"model.q0.{jn}", None), "q0"))
+            self.model_from_urdf(cfg, gravity, builder, joint_names, q0_entries)
 
         bodies = r.tables(cfg.get("bodies", []), "bodies")
         if not bodies and "model" not in cfg:
@@ -557,25 +591,7 @@ class _Loader:
             self.origin_of[name] = f
             self.origin_of[joint_name] = f
             joint_names.add(joint_name)
-            kind_name = r.string(b, f, "joint", "fixed", choices=tuple(JOINT_KINDS))
-            cls = JOINT_KINDS[kind_name]
-            axis_keys = [x.name for x in dataclasses.fields(cls)]
-            for key in ("axis", "axis1", "axis2"):
-                if key in b and key not in axis_keys:
-                    r.fail(f"{f}.{key}", f"not used by a {kind_name!r} joint (its keys: {', '.join(axis_keys) or 'none'})")
-            kw = {}
-            for key in axis_keys:
-                if key in b:
-                    a = r.array(b[key], f"{f}.{key}", [(3,)])
-                    n = float(np.linalg.norm(a))
-                    if not abs(n - 1.0) <= 1e-3:
-                        r.fail(f"{f}.{key}", f"expected a unit vector, got {a.tolist()} with norm {n:.6g}")
-                    kw[key] = tuple(float(x) for x in a / n)
-            joint = cls(**kw)
-            try:
-                joint = joint.check(f"{r.source}: {f}")
-            except ModelError as exc:
-                r.fail(f"{f}.joint", str(exc))
+            joint = self.body_joint(b, f)
             xyz = r.vector(b, f, "xyz", 3, (0.0, 0.0, 0.0))
             rpy = np.deg2rad(r.vector(b, f, "rpy_deg", 3, (0.0, 0.0, 0.0)))
             body = self.body_inertia(b, f, Body)
