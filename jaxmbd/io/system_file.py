@@ -720,8 +720,8 @@ class _Loader:
             out.append((f, self.hydro_element(h, f, k)))
         return out
 
-    def hydro_element(self, h, f, k):  # noqa: C901 (still to be split, issue 25)
-        from ..hydro.bem import HydroDataError, read_capytaine, read_wamit
+    def hydro_element(self, h, f, k):
+        from ..hydro.bem import HydroDataError
         from ..hydro.body import HydroBody
 
         r = self.r
@@ -731,31 +731,7 @@ class _Loader:
         src = sources[0]
         name = r.string(h, f, "name", "hydro" if k == 0 else f"hydro{k}")
         self.file_name(name, f"{f}.name")
-        run_keys = ("omegas", "omega_range", "wave_directions_deg", "water_depth", "center_of_mass", "rotation_center")
-        if src in ("file", "wamit"):
-            for key in run_keys:
-                if key in h:
-                    r.fail(f"{f}.{key}", f"only for a Capytaine run (mesh, box, cylinder), not with {src!r}")
-        if src not in ("file", "wamit") and "omega_max" in h:
-            r.fail(f"{f}.omega_max", "cuts a file's table at that frequency; a Capytaine run computes the frequencies of "
-                   "omegas or omega_range (rad/s), so set those instead")
-        omega_max = r.number(h, f, "omega_max", None, gt=0.0)
-        try:
-            if src == "file":
-                hydro = read_capytaine(r.path(h, f, "file"), omega_max=omega_max)
-            elif src == "wamit":
-                rho = r.number(h, f, "rho", 1000.0, gt=0.0)
-                g = r.number(h, f, "g", 9.81, gt=0.0)
-                length = r.number(h, f, "wamit_length", 1.0, gt=0.0)
-                hydro = read_wamit(r.path(h, f, "wamit"), rho=rho, g=g, length=length, omega_max=omega_max)
-            else:
-                hydro = self.capytaine_run(h, f, src, name)
-        except HydroDataError as exc:
-            r.fail(f"{f}.{src}", str(exc))
-        except (OSError, ValueError) as exc:
-            if isinstance(exc, SystemFileError):
-                raise
-            r.fail(f"{f}.{src}", f"cannot read hydrodynamic data: {exc}")
+        hydro = self.hydro_data(h, f, src, name)
         if r.boolean(h, f, "xz_symmetry", False):
             hydro = hydro.with_xz_symmetry()
         self.check_headings(f, hydro, self.waves)
@@ -795,6 +771,39 @@ class _Loader:
             )
         except (HydroDataError, ValueError, np.linalg.LinAlgError) as exc:
             r.fail(f, str(exc))
+
+    def hydro_data(self, h, f, src, name):
+        """The hydrodynamic coefficients of a ``[[hydro]]`` entry: read from a Capytaine or WAMIT file,
+        or computed by a Capytaine run on a mesh, box or cylinder."""
+        from ..hydro.bem import HydroDataError, read_capytaine, read_wamit
+
+        r = self.r
+        run_keys = ("omegas", "omega_range", "wave_directions_deg", "water_depth", "center_of_mass", "rotation_center")
+        if src in ("file", "wamit"):
+            for key in run_keys:
+                if key in h:
+                    r.fail(f"{f}.{key}", f"only for a Capytaine run (mesh, box, cylinder), not with {src!r}")
+        if src not in ("file", "wamit") and "omega_max" in h:
+            r.fail(f"{f}.omega_max", "cuts a file's table at that frequency; a Capytaine run computes the frequencies of "
+                   "omegas or omega_range (rad/s), so set those instead")
+        omega_max = r.number(h, f, "omega_max", None, gt=0.0)
+        try:
+            if src == "file":
+                hydro = read_capytaine(r.path(h, f, "file"), omega_max=omega_max)
+            elif src == "wamit":
+                rho = r.number(h, f, "rho", 1000.0, gt=0.0)
+                g = r.number(h, f, "g", 9.81, gt=0.0)
+                length = r.number(h, f, "wamit_length", 1.0, gt=0.0)
+                hydro = read_wamit(r.path(h, f, "wamit"), rho=rho, g=g, length=length, omega_max=omega_max)
+            else:
+                hydro = self.capytaine_run(h, f, src, name)
+        except HydroDataError as exc:
+            r.fail(f"{f}.{src}", str(exc))
+        except (OSError, ValueError) as exc:
+            if isinstance(exc, SystemFileError):
+                raise
+            r.fail(f"{f}.{src}", f"cannot read hydrodynamic data: {exc}")
+        return hydro
 
     def file_name(self, name, field):
         """``name`` becomes part of a path (the output folder, a hull's cache): one plain name, no folders."""
