@@ -887,7 +887,76 @@ def _assemble_wamit(source, freqs_A, freqs_B, exc_tables, n, headings):
     return np.array(omegas), A, B, X
 
 
-def read_wamit(path, rho: float = 1000.0, g: float = 9.81, length: float = 1.0, *, omega_max=None,  # noqa: C901 (still to be split, issue 25)
+def _wamit_numeric_tables(stem, source):
+    """(A, B, X) by frequency from WAMIT's numeric files ``stem.1`` and ``stem.3`` (or ``.2``)."""
+    f1 = stem.with_suffix(".1")
+    if not f1.exists():
+        raise FileNotFoundError(f1)
+    fA, fB = {}, {}
+    # Rows have 4 columns at PER <= 0 (no damping) and 5 otherwise.
+    data = [[float(v.replace("D", "E")) for v in ln.split()] for ln in f1.read_text().splitlines() if ln.strip()]
+    for row in data:
+        per, i, j, a = row[0], int(row[1]), int(row[2]), row[3]
+        w = math.inf if per == 0 else (0.0 if per < 0 else _TWO_PI / per)
+        fA.setdefault(w, {})[(i, j)] = a
+        if len(row) > 4 and 0 < w < math.inf:
+            fB.setdefault(w, {})[(i, j)] = row[4]
+    f3 = stem.with_suffix(".3")
+    if not f3.exists():
+        f3 = stem.with_suffix(".2")
+    if not f3.exists():
+        raise HydroDataError(source, "excitation", f"neither {stem}.3 nor {stem}.2 found")
+    fX = {}
+    for row in np.loadtxt(f3, ndmin=2):
+        w = _TWO_PI / row[0]
+        fX.setdefault(w, {}).setdefault(float(row[1]), {})[int(row[2])] = row[5] + 1j * row[6]
+    return fA, fB, fX
+
+
+def _wamit_out_tables(freqs, source):
+    """(A, B, X) by frequency from the tables of a WAMIT ``.out`` file (diffraction excitation, else Haskind)."""
+    fA = {w: d["A"] for w, d in freqs.items()}
+    fB = {w: d["B"] for w, d in freqs.items()}
+    fX = {}
+    for w, d in freqs.items():
+        tabs = d["exc"]
+        if "diffraction" in tabs:
+            fX[w] = tabs["diffraction"]
+        elif "haskind" in tabs:
+            fX[w] = tabs["haskind"]
+    if not fA:
+        raise HydroDataError(source, "added_mass", "no ADDED-MASS tables found")
+    return fA, fB, fX
+
+
+def _wamit_hydrostatics(source, stem, bodies, n):
+    """Nondimensional hydrostatic stiffness (n, n): from ``stem.hst`` when there is one, else the
+    ``.out`` file's per-body heave-roll-pitch block, else zero (with a warning)."""
+    C = np.zeros((n, n))
+    if stem is not None and stem.with_suffix(".hst").exists():
+        for row in np.loadtxt(stem.with_suffix(".hst"), ndmin=2):
+            C[int(row[0]) - 1, int(row[1]) - 1] = row[2]
+    elif bodies:
+        for b, body in enumerate(bodies):
+            o = 6 * b
+            c33, c34, c35 = body.get("c3", [0, 0, 0])
+            c44, c45, c46 = body.get("c4", [0, 0, 0])
+            c55, c56 = body.get("c5", [0, 0])
+            blk = np.zeros((6, 6))
+            blk[2, 2], blk[2, 3], blk[2, 4] = c33, c34, c35
+            blk[3, 3], blk[3, 4], blk[3, 5] = c44, c45, c46
+            blk[4, 4], blk[4, 5] = c55, c56
+            # WAMIT prints the upper triangle of the symmetric heave-roll-pitch
+            # block; C(4,6) and C(5,6) (from the centre of gravity) have no
+            # symmetric partner.
+            blk[3, 2], blk[4, 2], blk[4, 3] = c34, c35, c45
+            C[o : o + 6, o : o + 6] = blk
+    else:
+        warnings.warn(f"{source}: no hydrostatics found; hydrostatic_stiffness set to zero", stacklevel=3)
+    return C
+
+
+def read_wamit(path, rho: float = 1000.0, g: float = 9.81, length: float = 1.0, *, omega_max=None,
                symmetry_rtol: float = 0.5, damping_rtol: float = 0.02) -> HydroData:
     """Read WAMIT output into dimensional :class:`HydroData` (Capytaine phase convention).
 
@@ -930,42 +999,8 @@ def read_wamit(path, rho: float = 1000.0, g: float = 9.81, length: float = 1.0, 
     if out is not None:
         bodies, gdf_names, freqs, g_file = _parse_wamit_out(out)
 
-    if numeric:
-        f1 = stem.with_suffix(".1")
-        if not f1.exists():
-            raise FileNotFoundError(f1)
-        fA, fB = {}, {}
-        # Rows have 4 columns at PER <= 0 (no damping) and 5 otherwise.
-        data = [[float(v.replace("D", "E")) for v in ln.split()] for ln in f1.read_text().splitlines() if ln.strip()]
-        for row in data:
-            per, i, j, a = row[0], int(row[1]), int(row[2]), row[3]
-            w = math.inf if per == 0 else (0.0 if per < 0 else _TWO_PI / per)
-            fA.setdefault(w, {})[(i, j)] = a
-            if len(row) > 4 and 0 < w < math.inf:
-                fB.setdefault(w, {})[(i, j)] = row[4]
-        f3 = stem.with_suffix(".3")
-        if not f3.exists():
-            f3 = stem.with_suffix(".2")
-        if not f3.exists():
-            raise HydroDataError(source, "excitation", f"neither {stem}.3 nor {stem}.2 found")
-        fX = {}
-        for row in np.loadtxt(f3, ndmin=2):
-            w = _TWO_PI / row[0]
-            fX.setdefault(w, {}).setdefault(float(row[1]), {})[int(row[2])] = row[5] + 1j * row[6]
-        n = int(max(max(i, j) for d in fA.values() for (i, j) in d))
-    else:
-        fA = {w: d["A"] for w, d in freqs.items()}
-        fB = {w: d["B"] for w, d in freqs.items()}
-        fX = {}
-        for w, d in freqs.items():
-            tabs = d["exc"]
-            if "diffraction" in tabs:
-                fX[w] = tabs["diffraction"]
-            elif "haskind" in tabs:
-                fX[w] = tabs["haskind"]
-        if not fA:
-            raise HydroDataError(source, "added_mass", "no ADDED-MASS tables found")
-        n = int(max(max(i, j) for d in fA.values() for (i, j) in d))
+    fA, fB, fX = _wamit_numeric_tables(stem, source) if numeric else _wamit_out_tables(freqs, source)
+    n = int(max(max(i, j) for d in fA.values() for (i, j) in d))
     if n % 6:
         raise HydroDataError(source, "added_mass", f"{n} DOFs is not 6 per body (generalised modes unsupported)")
     nb = n // 6
@@ -993,27 +1028,7 @@ def read_wamit(path, rho: float = 1000.0, g: float = 9.81, length: float = 1.0, 
         warnings.warn(f"{source}: no zero-period (infinite-frequency) entry; A(inf) estimated by Ogilvie's relation",
                       stacklevel=2)
 
-    C = np.zeros((n, n))
-    if numeric and stem.with_suffix(".hst").exists():
-        for row in np.loadtxt(stem.with_suffix(".hst"), ndmin=2):
-            C[int(row[0]) - 1, int(row[1]) - 1] = row[2]
-    elif bodies:
-        for b, body in enumerate(bodies):
-            o = 6 * b
-            c33, c34, c35 = body.get("c3", [0, 0, 0])
-            c44, c45, c46 = body.get("c4", [0, 0, 0])
-            c55, c56 = body.get("c5", [0, 0])
-            blk = np.zeros((6, 6))
-            blk[2, 2], blk[2, 3], blk[2, 4] = c33, c34, c35
-            blk[3, 3], blk[3, 4], blk[3, 5] = c44, c45, c46
-            blk[4, 4], blk[4, 5] = c55, c56
-            # WAMIT prints the upper triangle of the symmetric heave-roll-pitch
-            # block; C(4,6) and C(5,6) (from the centre of gravity) have no
-            # symmetric partner.
-            blk[3, 2], blk[4, 2], blk[4, 3] = c34, c35, c45
-            C[o : o + 6, o : o + 6] = blk
-    else:
-        warnings.warn(f"{source}: no hydrostatics found; hydrostatic_stiffness set to zero", stacklevel=2)
+    C = _wamit_hydrostatics(source, stem if numeric else None, bodies, n)
     C = C * stiff
 
     if len(bodies) == nb:
