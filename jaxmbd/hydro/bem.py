@@ -590,7 +590,8 @@ def _squeeze_extra(da, keep, source, name):
     return da.transpose(*keep)
 
 
-def _from_capytaine_dataset(ds, source, *, omega_max, reference_point, symmetry_rtol, damping_rtol):  # noqa: C901 (still to be split, issue 25)
+def _capytaine_checked_axes(ds, source):
+    """The dataset with its frequency axis named ``omega``, after checking the variables every table needs."""
     for name in ("added_mass", "radiation_damping"):
         if name not in ds.variables:
             raise HydroDataError(source, name, "missing")
@@ -604,6 +605,57 @@ def _from_capytaine_dataset(ds, source, *, omega_max, reference_point, symmetry_
     for name in ("influenced_dof", "radiating_dof"):
         if name not in ds.variables:
             raise HydroDataError(source, name, "missing")
+    return ds
+
+
+def _capytaine_excitation(ds, order, idx_keep, source):
+    """(excitation (n_omega, n_beta, n), headings (n_beta,) increasing) at the kept frequencies:
+    the file's excitation force, or its diffraction plus Froude-Krylov forces."""
+    if "excitation_force" in ds.variables:
+        exc_da = _merge_complex(ds["excitation_force"])
+    elif "diffraction_force" in ds.variables and "Froude_Krylov_force" in ds.variables:
+        exc_da = _merge_complex(ds["diffraction_force"]) + _merge_complex(ds["Froude_Krylov_force"])
+    else:
+        raise HydroDataError(source, "excitation_force", "missing (and no diffraction_force + Froude_Krylov_force)")
+    if "wave_direction" not in exc_da.dims:
+        exc_da = exc_da.expand_dims(wave_direction=[0.0])
+    exc_da = _squeeze_extra(exc_da, ["omega", "wave_direction", "influenced_dof"], source, "excitation_force")
+    exc = np.asarray(exc_da.sel(influenced_dof=order).values)[idx_keep]
+    beta = np.asarray(exc_da["wave_direction"].values, dtype=float)
+    if beta.size > 1 and np.all(np.diff(beta) < 0):
+        beta, exc = beta[::-1], exc[:, ::-1]
+    return exc, beta
+
+
+def _capytaine_reference(ds, reference_point, bodies, source):
+    """Each body's reference point (nb, 3): the one given, else the file's rotation centre, else 0."""
+    nb = len(bodies)
+    if reference_point is not None:
+        return np.asarray(reference_point, dtype=float).reshape(nb, 3)
+    ref = _per_body(ds, "rotation_center", bodies, source)
+    if ref is None:
+        warnings.warn(f"{source}: no rotation_center in file; reference_point set to (0, 0, 0)", stacklevel=3)
+        ref = np.zeros((nb, 3))
+    return ref
+
+
+def _capytaine_volumes(ds, bodies, rho, source):
+    """Each body's displaced volume (nb,) from the file's displaced mass, NaN where it has none."""
+    nb = len(bodies)
+    vol = np.full(nb, np.nan)
+    if "disp_mass" in ds.variables:
+        dm = ds["disp_mass"]
+        dm = _squeeze_extra(dm, [d for d in dm.dims if d == "body"], source, "disp_mass")
+        if "body" in dm.dims:
+            dm = dm.sel(body=list(bodies))
+        vol = np.asarray(dm.values, dtype=float).reshape(-1) / rho
+        if vol.size != nb:
+            vol = np.full(nb, np.nan)
+    return vol
+
+
+def _from_capytaine_dataset(ds, source, *, omega_max, reference_point, symmetry_rtol, damping_rtol):
+    ds = _capytaine_checked_axes(ds, source)
 
     body_attr = "body"
     if "body_name" in ds.variables and ds["body_name"].size == 1:
@@ -658,19 +710,7 @@ def _from_capytaine_dataset(ds, source, *, omega_max, reference_point, symmetry_
             stacklevel=2,
         )
 
-    if "excitation_force" in ds.variables:
-        exc_da = _merge_complex(ds["excitation_force"])
-    elif "diffraction_force" in ds.variables and "Froude_Krylov_force" in ds.variables:
-        exc_da = _merge_complex(ds["diffraction_force"]) + _merge_complex(ds["Froude_Krylov_force"])
-    else:
-        raise HydroDataError(source, "excitation_force", "missing (and no diffraction_force + Froude_Krylov_force)")
-    if "wave_direction" not in exc_da.dims:
-        exc_da = exc_da.expand_dims(wave_direction=[0.0])
-    exc_da = _squeeze_extra(exc_da, ["omega", "wave_direction", "influenced_dof"], source, "excitation_force")
-    exc = np.asarray(exc_da.sel(influenced_dof=order).values)[idx_keep]
-    beta = np.asarray(exc_da["wave_direction"].values, dtype=float)
-    if beta.size > 1 and np.all(np.diff(beta) < 0):
-        beta, exc = beta[::-1], exc[:, ::-1]
+    exc, beta = _capytaine_excitation(ds, order, idx_keep, source)
 
     if "hydrostatic_stiffness" in ds.variables:
         C = matrix("hydrostatic_stiffness")
@@ -683,27 +723,13 @@ def _from_capytaine_dataset(ds, source, *, omega_max, reference_point, symmetry_
     depth = _scalar(ds, "water_depth", math.inf, source)
     nb = len(bodies)
 
-    if reference_point is not None:
-        ref = np.asarray(reference_point, dtype=float).reshape(nb, 3)
-    else:
-        ref = _per_body(ds, "rotation_center", bodies, source)
-        if ref is None:
-            warnings.warn(f"{source}: no rotation_center in file; reference_point set to (0, 0, 0)", stacklevel=2)
-            ref = np.zeros((nb, 3))
+    ref = _capytaine_reference(ds, reference_point, bodies, source)
     cob = _per_body(ds, "center_of_buoyancy", bodies, source)
     if cob is None:
         cob = np.full((nb, 3), np.nan)
     mass = matrix("inertia_matrix") if "inertia_matrix" in ds.variables else None
     com = _per_body(ds, "center_of_mass", bodies, source)
-    vol = np.full(nb, np.nan)
-    if "disp_mass" in ds.variables:
-        dm = ds["disp_mass"]
-        dm = _squeeze_extra(dm, [d for d in dm.dims if d == "body"], source, "disp_mass")
-        if "body" in dm.dims:
-            dm = dm.sel(body=list(bodies))
-        vol = np.asarray(dm.values, dtype=float).reshape(-1) / rho
-        if vol.size != nb:
-            vol = np.full(nb, np.nan)
+    vol = _capytaine_volumes(ds, bodies, rho, source)
 
     return _checked_hydro(
         source, omega, A, B, A_inf, exc, beta, C, vol, cob, ref, rho, g, depth, tuple(bodies),
