@@ -775,23 +775,68 @@ def _wamit_scales(n, rho, g, length):
     return mass, force, stiff
 
 
-def _parse_wamit_out(path):  # noqa: C901 (still to be split, issue 25)
-    """Raw nondimensional tables from a WAMIT .out file."""
-    lines = Path(path).read_text(errors="replace").splitlines()
-    bodies, gdf_names = [], []
-    freqs = {}  # omega -> dict(A=..., B=..., exc={heading: {dof: complex}})
-    current = None
-    g_file = None
-    i = 0
-    n_lines = len(lines)
+_WAMIT_BODY_LINES = (
+    ("Volumes (VOLX,VOLY,VOLZ):", "vol"),
+    ("Center of Buoyancy (Xb,Yb,Zb):", "cob"),
+    ("Center of Gravity  (Xg,Yg,Zg):", "cog"),
+    ("C(3,3),C(3,4),C(3,5):", "c3"),
+    ("C(4,4),C(4,5),C(4,6):", "c4"),
+    ("C(5,5),C(5,6):", "c5"),
+)
 
-    def is_row(j, ncols_min):
-        tok = lines[j].split()
-        return bool(tok) and re.fullmatch(r"-?\d+", tok[0]) is not None and len(_floats(lines[j])) >= ncols_min
 
-    def unreadable(j):
+def _wamit_body_line(s, bodies) -> bool:
+    """Record one line of a body's header of a WAMIT .out file in ``bodies[-1]`` (a new body at its
+    "Body number" line); False when the line is none of them."""
+    if s.startswith("Body number: N="):
+        bodies.append({})
+        return True
+    if not bodies:
+        return False
+    body = bodies[-1]
+    if s.startswith("XBODY ="):
+        body["ref"] = [float(v) for _, v in re.findall(r"(XBODY|YBODY|ZBODY)\s*=\s*(" + _FLOAT + ")", s)]
+        return True
+    for prefix, key in _WAMIT_BODY_LINES:
+        if s.startswith(prefix):
+            body[key] = _floats(s.split(":", 1)[1])
+            return True
+    if s.startswith("Radii of gyration:"):
+        body["gyration"] = [_floats(s.split(":", 1)[1])]
+        return True
+    if len(body.get("gyration", [])) in (1, 2) and len(_floats(s)) == 3 and not s[:1].isalpha():
+        body["gyration"].append(_floats(s))  # the second and third rows of the radii of gyration
+        return True
+    return False
+
+
+def _wamit_period(s, freqs):
+    """The tables of the frequency a WAMIT "Wave period" line opens (PER = infinite is ω = 0, zero is
+    ω = ∞), or None when the line is not one."""
+    if s.startswith("Wave period = infinite"):
+        w = 0.0
+    elif s.startswith("Wave period = zero"):
+        w = math.inf
+    elif s.startswith("Wave period (sec) ="):
+        w = _TWO_PI / _floats(s.split("=", 1)[1])[0]
+    else:
+        return None
+    return freqs.setdefault(w, {"A": {}, "B": {}, "exc": {}})
+
+
+class _WamitTables:
+    """The numeric tables between the text of a WAMIT .out file's lines."""
+
+    def __init__(self, lines, path):
+        self.lines, self.path, self.n = lines, path, len(lines)
+
+    def is_row(self, j, ncols_min):
+        tok = self.lines[j].split()
+        return bool(tok) and re.fullmatch(r"-?\d+", tok[0]) is not None and len(_floats(self.lines[j])) >= ncols_min
+
+    def unreadable(self, j):
         """The first token of line j that is not a finite number, where line j starts as a table row does."""
-        tok = lines[j].split()
+        tok = self.lines[j].split()
         if not tok or re.fullmatch(r"-?\d+", tok[0]) is None:
             return None
         for t in tok:
@@ -799,26 +844,62 @@ def _parse_wamit_out(path):  # noqa: C901 (still to be split, issue 25)
                 return t
         return None
 
-    def table(start, ncols_min):
+    def table(self, start, ncols_min):
         """Rows of numbers after at most 4 header/blank lines, up to the first non-row; a row with a
         token that is not a number (NaN, a garbled value) is an error, not the end of the table."""
         j = start
-        while j < min(start + 4, n_lines) and not is_row(j, ncols_min):
+        while j < min(start + 4, self.n) and not self.is_row(j, ncols_min):
             j += 1
         rows = []
-        while j < n_lines and (is_row(j, ncols_min) or unreadable(j) is not None):
-            bad = unreadable(j)
+        while j < self.n and (self.is_row(j, ncols_min) or self.unreadable(j) is not None):
+            bad = self.unreadable(j)
             if bad is not None:
-                raise HydroDataError(str(path), f"line {j + 1}", f"cannot read {bad!r} as a number in the table "
-                                     f"row {lines[j].strip()!r}")
-            rows.append(_floats(lines[j]))
+                raise HydroDataError(str(self.path), f"line {j + 1}", f"cannot read {bad!r} as a number in the table "
+                                     f"row {self.lines[j].strip()!r}")
+            rows.append(_floats(self.lines[j]))
             j += 1
         return rows, j
 
+    def added_mass(self, i, current, damping):
+        """Read the added-mass (and damping) table after line i into ``current``; the next line."""
+        rows, j = self.table(i + 1, 4 if damping else 3)
+        for r in rows:
+            ii, jj = int(r[0]), int(r[1])
+            current["A"][(ii, jj)] = r[2]
+            if damping:
+                current["B"][(ii, jj)] = r[3]
+        return j
+
+    def excitation(self, i, current, kind):
+        """Read the excitation tables (one per heading) after line i into ``current``; the next line."""
+        j = i + 1
+        while j < self.n:
+            t = self.lines[j].strip()
+            if t.startswith("Wave Heading (deg)"):
+                heading = _floats(t.split(":", 1)[1])[0]
+                rows, j = self.table(j + 1, 3)
+                exc = current["exc"].setdefault(kind, {}).setdefault(heading, {})
+                for r in rows:
+                    exc[int(r[0])] = r[1] * np.exp(1j * math.radians(r[2]))
+                continue
+            if t:
+                break
+            j += 1
+        return j
+
+
+def _parse_wamit_out(path):
+    """Raw nondimensional tables from a WAMIT .out file."""
+    lines = Path(path).read_text(errors="replace").splitlines()
+    tables = _WamitTables(lines, path)
+    bodies, gdf_names = [], []
+    freqs = {}  # omega -> dict(A=..., B=..., exc={heading: {dof: complex}})
+    current = None
+    g_file = None
+    i = 0
     in_gdf = False
-    while i < n_lines:
-        line = lines[i]
-        s = line.strip()
+    while i < len(lines):
+        s = lines[i].strip()
         if s.startswith("Input from Geometric Data Files"):
             in_gdf = True
         elif in_gdf and s.startswith("Input from Potential Control File"):
@@ -829,61 +910,15 @@ def _parse_wamit_out(path):  # noqa: C901 (still to be split, issue 25)
                 gdf_names.append(Path(m.group(2)).stem)
         if s.startswith("Gravity:"):
             g_file = _floats(s)[0]
-        if s.startswith("Body number: N="):
-            bodies.append({})
-        elif bodies and s.startswith("XBODY ="):
-            m = re.findall(r"(XBODY|YBODY|ZBODY)\s*=\s*(" + _FLOAT + ")", s)
-            bodies[-1]["ref"] = [float(v) for _, v in m]
-        elif bodies and s.startswith("Volumes (VOLX,VOLY,VOLZ):"):
-            bodies[-1]["vol"] = _floats(s.split(":", 1)[1])
-        elif bodies and s.startswith("Center of Buoyancy (Xb,Yb,Zb):"):
-            bodies[-1]["cob"] = _floats(s.split(":", 1)[1])
-        elif bodies and s.startswith("Center of Gravity  (Xg,Yg,Zg):"):
-            bodies[-1]["cog"] = _floats(s.split(":", 1)[1])
-        elif bodies and s.startswith("Radii of gyration:"):
-            bodies[-1]["gyration"] = [_floats(s.split(":", 1)[1])]
-        elif bodies and len(bodies[-1].get("gyration", [])) in (1, 2) and len(_floats(s)) == 3 and not s[:1].isalpha():
-            bodies[-1]["gyration"].append(_floats(s))
-        elif bodies and s.startswith("C(3,3),C(3,4),C(3,5):"):
-            bodies[-1]["c3"] = _floats(s.split(":", 1)[1])
-        elif bodies and s.startswith("C(4,4),C(4,5),C(4,6):"):
-            bodies[-1]["c4"] = _floats(s.split(":", 1)[1])
-        elif bodies and s.startswith("C(5,5),C(5,6):"):
-            bodies[-1]["c5"] = _floats(s.split(":", 1)[1])
-        elif s.startswith("Wave period = infinite"):
-            current = freqs.setdefault(0.0, {"A": {}, "B": {}, "exc": {}})
-        elif s.startswith("Wave period = zero"):
-            current = freqs.setdefault(math.inf, {"A": {}, "B": {}, "exc": {}})
-        elif s.startswith("Wave period (sec) ="):
-            period = _floats(s.split("=", 1)[1])[0]
-            current = freqs.setdefault(_TWO_PI / period, {"A": {}, "B": {}, "exc": {}})
+        if _wamit_body_line(s, bodies):
+            pass
+        elif _wamit_period(s, freqs) is not None:
+            current = _wamit_period(s, freqs)
         elif current is not None and s.startswith("ADDED-MASS"):
-            damping = "DAMPING" in s
-            rows, i = table(i + 1, 4 if damping else 3)
-            for r in rows:
-                ii, jj = int(r[0]), int(r[1])
-                current["A"][(ii, jj)] = r[2]
-                if damping:
-                    current["B"][(ii, jj)] = r[3]
+            i = tables.added_mass(i, current, "DAMPING" in s)
             continue
-        elif current is not None and (
-            s.startswith("DIFFRACTION EXCITING FORCES") or s.startswith("HASKIND EXCITING FORCES")
-        ):
-            kind = "diffraction" if s.startswith("DIFFRACTION") else "haskind"
-            j = i + 1
-            while j < n_lines:
-                t = lines[j].strip()
-                if t.startswith("Wave Heading (deg)"):
-                    heading = _floats(t.split(":", 1)[1])[0]
-                    rows, j = table(j + 1, 3)
-                    exc = current["exc"].setdefault(kind, {}).setdefault(heading, {})
-                    for r in rows:
-                        exc[int(r[0])] = r[1] * np.exp(1j * math.radians(r[2]))
-                    continue
-                if t:
-                    break
-                j += 1
-            i = j
+        elif current is not None and (s.startswith("DIFFRACTION EXCITING FORCES") or s.startswith("HASKIND EXCITING FORCES")):
+            i = tables.excitation(i, current, "diffraction" if s.startswith("DIFFRACTION") else "haskind")
             continue
         i += 1
     return bodies, gdf_names, freqs, g_file
