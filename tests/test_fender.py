@@ -130,3 +130,6 @@ dt = 0.001
     path.write_text(text.replace("STIFFNESS", "-5.0e6"))
     with pytest.raises(mbd.SystemFileError, match=r"forces\[0\]\.stiffness: must be > 0"):
         mbd.load_system(path)
+    path.write_text(text.replace("STIFFNESS", "5.0e6").replace("normal = [0, 0, 1]", "normal = [0, 0, 0]"))
+    with pytest.raises(mbd.SystemFileError, match=r"forces\[0\]\.normal: must not be the zero vector"):
+        mbd.load_system(path)

@@ -9,6 +9,7 @@ from typing import ClassVar
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .. import spatial
 from ..fields import parameter, setting
@@ -50,6 +51,11 @@ class Fender(ForceElement):
     transition: jax.Array = parameter(unit="N", bound=(">", 0.0), default=1.0, doc="w, width of the smooth contact onset")
     rated_compression: jax.Array = parameter(unit="m", bound=(">", 0.0), default=float("inf"),
                                              doc="compression the fender curve holds to")
+
+    @classmethod
+    def file_rules(cls, values, given, fail):
+        if "normal" in values and not float(np.linalg.norm(values["normal"])) > 0.0:
+            fail("normal", "must not be the zero vector: it is the direction the fender pushes")
 
     def _contact(self, ctx: Context):
         """World fender point and velocity, plane normal, compression δ, its rate, sliding velocity."""
