@@ -147,10 +147,7 @@ STORM = 10800.0  # s: the 3-hour storm of DNV-ST-N001 and DNV-RP-C205
 
 
 def _run(args) -> int:
-    import jax
-
-    from . import __version__, validity
-    from .simulation import simulate
+    from . import __version__
 
     loaded = _load(args.system)
     out = Path(args.out or f"out/{loaded.system.name}")
@@ -166,12 +163,10 @@ def _run(args) -> int:
     if loaded.scenario:
         return _run_scenario(args, loaded, q0, n, seed, out, attrs)
     duration = args.duration or loaded.duration
-    res = simulate(system, duration, save_dt=loaded.save_dt, integrator=loaded.integrator, q0=q0,
-                   key=jax.random.key(seed), n_realisations=n, progress=Progress("simulating"))
-    found = validity.check(system, res.time, res.outputs, res.batched)
-    res.attrs.update(attrs | {"realisations": int(n or 1), "duration_s": float(duration)} | validity.to_attrs(found))
+    res = loaded.run(seed=seed, duration=duration, n_realisations=n, q0=q0, progress=Progress("simulating"))
+    res.attrs.update(attrs)
     nc = _write_result(res, out / "result.nc")
-    return _summary(args, system, res.time, res.outputs, res.batched, found, duration, nc)
+    return _summary(args, system, res.time, res.outputs, res.batched, res.excursions, duration, nc)
 
 
 def _same_source(path: Path, system_file, explicit: bool):

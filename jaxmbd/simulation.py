@@ -346,6 +346,7 @@ class Result:
     outputs: dict
     batched: bool = False
     attrs: dict = dataclasses.field(default_factory=dict)
+    excursions: list = dataclasses.field(default_factory=list)  # ranges of validity left (jaxmbd.validity), when checked
 
     def to_dataset(self):
         from .results import result_to_dataset

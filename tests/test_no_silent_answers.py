@@ -329,6 +329,22 @@ def test_hydro_roll_beyond_range_is_flagged():
     assert e.fraction == pytest.approx(5 / 22) and not e.everywhere
 
 
+def test_the_library_refuses_to_run_a_scenario_file_as_one_simulation(tmp_path):
+    """loaded.run() (and jaxmbd.simulate(loaded)) simulated a file's system and left its [scenario]
+    out without a word; the command line runs the phases.  Now the library says so in one line."""
+    text = ROPE.format(name="phased", length=9.99) + """
+[scenario]
+name = "hold"
+[[scenario.phases]]
+name = "hold"
+max_duration = 1.0
+"""
+    (tmp_path / "phased.toml").write_text(text)
+    loaded = load_system(tmp_path / "phased.toml")
+    with pytest.raises(SystemFileError, match=r"phased.toml: scenario: the file describes a scenario"):
+        loaded.run()
+
+
 def test_run_runs_the_files_scenario(tmp_path, capsys):
     """Before, run ignored a [scenario] table without a word; now its phases run, their ends are in
     the summary and the result file."""

@@ -174,23 +174,33 @@ class LoadedSystem:
 
         return static_equilibrium(self.system, self.q0, free=self.simulation.equilibrium_free)
 
-    def run(self, **overrides):
-        """Simulate with the file's settings; keyword arguments of :func:`~jaxmbd.simulation.simulate`
-        override them.  The result carries :meth:`attrs`."""
+    def run(self, *, seed: int | None = None, **overrides):
+        """Simulate with the file's settings, the one way a loaded file is run (``jaxmbd run`` calls
+        it too); keyword arguments of :func:`~jaxmbd.simulation.simulate` override them and ``seed``
+        the file's seed.  With waves the run has ``n_realisations`` realisations (the file's, else 1).
+        The result carries :meth:`attrs`, the realisations, the duration and, in its attributes and
+        ``excursions``, the ranges of validity its elements left (:mod:`jaxmbd.validity`).  A file with a ``[scenario]`` is run by its
+        scenario (``jaxmbd run``, or :meth:`build_scenario`), not here: refused."""
+        import jax
+
+        from .. import validity
         from ..simulation import simulate
 
+        if self.scenario:
+            raise SystemFileError(str(self.path or "<system table>"), "scenario",
+                                  "the file describes a scenario of phases; run it with `jaxmbd run` or "
+                                  "loaded.build_scenario(), not as one simulation")
         s = self.simulation
-        kw = dict(
-            duration=s.duration,
-            save_dt=s.save_dt,
-            integrator=self.integrator,
-            q0=self.initial_configuration(),
-            key=self.key() if self.system.waves is not None or s.n_realisations else None,
-            n_realisations=s.n_realisations,
-        )
+        n = overrides.pop("n_realisations", s.n_realisations)
+        n = (n or 1) if self.system.waves is not None else n
+        kw = dict(duration=s.duration, save_dt=s.save_dt, integrator=self.integrator, q0=self.initial_configuration(),
+                  key=jax.random.key(s.seed if seed is None else seed) if self.system.waves is not None or n else None,
+                  n_realisations=n)
         kw.update(overrides)
         result = simulate(self.system, **kw)
-        result.attrs.update(self.attrs())
+        result.excursions = validity.check(self.system, result.time, result.outputs, result.batched)
+        result.attrs.update(self.attrs() | {"realisations": int(n or 1), "duration_s": float(kw["duration"])}
+                            | validity.to_attrs(result.excursions))
         return result
 
 
