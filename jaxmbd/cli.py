@@ -154,10 +154,9 @@ def _run(args) -> int:
     _same_source(out / "result.nc", args.system, explicit=bool(args.out))
     out.mkdir(parents=True, exist_ok=True)
     q0 = _start(loaded)
-    n = args.realisations if args.realisations is not None else loaded.n_realisations
+    n = loaded.realisations(args.realisations)
     seed = loaded.seed if args.seed is None else args.seed
     system = loaded.system
-    n = (n or 1) if system.waves is not None else None
     attrs = {"system_file": str(args.system), "seed": int(seed), "jaxmbd_version": __version__,
              "system_file_text": Path(args.system).read_text(encoding="utf-8-sig")}
     if loaded.scenario:

@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import spatial
+from .joints import Fixed, Prismatic, Revolute
 from .model import Model
 
 
@@ -110,8 +111,6 @@ def body_jacobian(model: Model, q, body: str):
 def joint_placements(model: Model, q):
     """(R, p) (n, 3, 3), (n, 3) of every body in its parent: placement then joint; the revolute,
     prismatic and fixed joints of the whole tree in one batched expression each."""
-    from .joints import Fixed, Prismatic, Revolute
-
     dtype = q.dtype
     groups: dict = {}
     for i, j in enumerate(model.joints):

@@ -912,8 +912,8 @@ def _parse_wamit_out(path):
             g_file = _floats(s)[0]
         if _wamit_body_line(s, bodies):
             pass
-        elif _wamit_period(s, freqs) is not None:
-            current = _wamit_period(s, freqs)
+        elif (opened := _wamit_period(s, freqs)) is not None:
+            current = opened
         elif current is not None and s.startswith("ADDED-MASS"):
             i = tables.added_mass(i, current, "DAMPING" in s)
             continue

@@ -174,6 +174,12 @@ class LoadedSystem:
 
         return static_equilibrium(self.system, self.q0, free=self.simulation.equilibrium_free)
 
+    def realisations(self, n: int | None = None) -> int | None:
+        """Realisations of a run: with waves ``n``, else the file's, at least one; without waves None
+        (one deterministic run: realisations would be copies of it)."""
+        n = self.simulation.n_realisations if n is None else n
+        return (n or 1) if self.system.waves is not None else None
+
     def run(self, *, seed: int | None = None, **overrides):
         """Simulate with the file's settings, the one way a loaded file is run (``jaxmbd run`` calls
         it too); keyword arguments of :func:`~jaxmbd.simulation.simulate` override them and ``seed``
@@ -191,8 +197,7 @@ class LoadedSystem:
                                   "the file describes a scenario of phases; run it with `jaxmbd run` or "
                                   "loaded.build_scenario(), not as one simulation")
         s = self.simulation
-        n = overrides.pop("n_realisations", s.n_realisations)
-        n = (n or 1) if self.system.waves is not None else n
+        n = self.realisations(overrides.pop("n_realisations", None))
         kw = dict(duration=s.duration, save_dt=s.save_dt, integrator=self.integrator, q0=self.initial_configuration(),
                   key=jax.random.key(s.seed if seed is None else seed) if self.system.waves is not None or n else None,
                   n_realisations=n)
