@@ -33,7 +33,7 @@ from .kinematics import body_jacobian, body_twists, forward_kinematics, point_po
 from .model import Body, Model, ModelBuilder, Placement, load_urdf  # noqa: E402
 from .simulation import Integrator, Result, SimulationError, Solution, solve, static_equilibrium  # noqa: E402
 from .simulation import simulate as _simulate  # noqa: E402
-from .system import System  # noqa: E402
+from .system import Context, Contribution, ForceElement, Inputs, System  # noqa: E402
 
 __all__ = [
     "__version__", "configure", "FORWARD_JIT_OPTIONS",
@@ -47,7 +47,8 @@ __all__ = [
     "forward_dynamics", "inverse_dynamics", "mass_matrix", "joint_wrenches", "nonlinear_effects",
     "mass_matrix_velocity_transformation", "kinetic_energy", "potential_energy", "total_energy", "gravity_wrenches",
     # systems and runs
-    "System", "Integrator", "Result", "Solution", "simulate", "solve", "static_equilibrium", "LoadedSystem", "load_system",
+    "System", "Inputs", "ForceElement", "Context", "Contribution",
+    "Integrator", "Result", "Solution", "simulate", "solve", "static_equilibrium", "LoadedSystem", "load_system",
     # subpackages
     "spatial", "joints", "hydro",
 ]

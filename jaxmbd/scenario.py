@@ -102,7 +102,7 @@ from ._xla import system_jit
 from .errors import JaxmbdError
 from .paths import LeafPathError, element_field, element_index
 from .simulation import Integrator, Result, SimulationError, initial_state
-from .system import System
+from .system import Inputs, System
 
 
 class ScenarioError(JaxmbdError, ValueError):
@@ -131,7 +131,7 @@ class Probe:
         self.system, self.t = system, t
         q, v, z = y
         self.q, self.v, self.z = system.model.normalise(q), v, z
-        self.forcing = forcing if forcing is not None else (None, None, None)
+        self.forcing = forcing if forcing is not None else Inputs()
         self._ctx = None
 
     @property
@@ -531,7 +531,7 @@ class Scenario(eqx.Module):
         on event times.
         """
         plan = self._plan(system)
-        forcing = (waves, system.prepare(waves), params)
+        forcing = system.inputs(waves, params)
         grid = self._grid(save_dt)
         starts = self.start_values(system)
         t = jnp.asarray(t0, dtype=system.model.inertia.dtype)
@@ -569,7 +569,7 @@ class Scenario(eqx.Module):
         self.check(system)
         y = initial_state(system, q0, v0) if y0 is None else y0
         plan = self._plan(system)
-        forcing = (waves, system.prepare(waves), params)
+        forcing = system.inputs(waves, params)
         save_dt, n = grid = self._grid(save_dt)
         starts = self.start_values(system)
         t = jnp.asarray(t0, dtype=system.model.inertia.dtype)

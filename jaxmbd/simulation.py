@@ -19,7 +19,7 @@ import numpy as np
 
 from ._xla import system_jit
 from .errors import JaxmbdError
-from .system import System
+from .system import Inputs, System
 
 
 class SimulationError(JaxmbdError, RuntimeError):
@@ -139,7 +139,7 @@ def _fixed_step_solve(system, y0, t0, dt, n_windows, steps_per_window, forcing, 
         # depends on time only (wave excitation) is tabulated once per run instead of per evaluation
         waves, prepared, params = forcing
         prepared = system.tabulate(prepared, t0, 0.5 * dt, 2 * n_windows * steps_per_window)  # t0 .. t_end
-        forcing = (waves, prepared, params)
+        forcing = Inputs(waves, prepared, params)
 
     # Each right-hand side is checkpointed: reverse mode keeps only its inputs (one state per
     # stage) and evaluates it again before its VJP, instead of stacking its hundreds of small
@@ -281,7 +281,7 @@ def solve(system: System, y0, ts, *, integrator: Integrator = Integrator(), wave
                 f"fixed-step integration saves on its own grid: the save times must be evenly spaced by a multiple "
                 f"of dt = {integrator.dt} s"
             )
-        forcing = (waves, system.prepare(waves), params)
+        forcing = system.inputs(waves, params)
         ys = _fixed_step_solve(system, y0, ts_np[0], integrator.dt, ts_np.size - 1, int(round(per)), forcing,
                                integrator.method, dynamics, integrator.checkpoint)
         if dynamics:
@@ -508,7 +508,7 @@ _solve_batch_of_one = system_jit(_solve_batch_of_one_fn, forward=True)
 
 def _outputs_jax(system: System, ts, ys, waves, params, ds=None):
     """Outputs at the saves; ``ds``: the solver's (dy/dt, f_ext) there (fixed steps), else None."""
-    forcing = (waves, system.prepare(waves), params)
+    forcing = system.inputs(waves, params)
     return jax.vmap(lambda t, y, d: system.outputs(t, y, forcing, dynamics=d))(ts, tuple(ys), ds)
 
 

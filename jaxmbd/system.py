@@ -95,6 +95,18 @@ class Context(NamedTuple):
         return jnp.zeros((self.model.n_bodies, 6), dtype=self.p.dtype)
 
 
+class Inputs(NamedTuple):
+    """What drives one run besides its state: the wave realisation ``waves`` (or None), the
+    per-realisation data of the elements ``prepared`` (:meth:`System.prepare`, or its tabulated form
+    :meth:`System.tabulate`) and the run-time parameters ``params`` (a pytree the caller may
+    differentiate).  Built by :meth:`System.inputs`; None anywhere an ``Inputs`` is expected means
+    no waves and no parameters."""
+
+    waves: Any = None
+    prepared: Any = None
+    params: Any = None
+
+
 class Contribution(NamedTuple):
     """What a force element returns: body wrenches (n, 6) in body frames, joint forces (nv,),
     and the derivative of its internal states (n_states,).  None means zero."""
@@ -270,6 +282,10 @@ class System(eqx.Module):
             return None
         return {f.name: f.tabulate(prepared[f.name], t0, h, n) for f in self.forces}
 
+    def inputs(self, waves=None, params=None) -> Inputs:
+        """The :class:`Inputs` of a run in the wave realisation ``waves`` with parameters ``params``."""
+        return Inputs(waves, self.prepare(waves), params)
+
     def context(self, t, q, v, waves=None, params=None, prepared=None) -> Context:
         model = self.model
         js = joint_states(model, q, v)
@@ -290,7 +306,7 @@ class System(eqx.Module):
     def loads(self, t, q, v, z, forcing=None):
         """Sum of all elements' contributions: (f_ext (n, 6), tau (nv,), zdot (n_states,), ctx)."""
         model = self.model
-        waves, prepared, params = forcing if forcing is not None else (None, None, None)
+        waves, prepared, params = forcing if forcing is not None else Inputs()
         ctx = self.context(t, q, v, waves, params, prepared)
         dtype = jnp.result_type(q, v)
         f_ext = jnp.zeros((model.n_bodies, 6), dtype=dtype)
@@ -310,7 +326,7 @@ class System(eqx.Module):
         return f_ext, tau, zdot, ctx
 
     def rhs(self, t, y, forcing=None):
-        """dy/dt for y = (q, v, z); ``forcing = (waves, prepared, params)`` or None.
+        """dy/dt for y = (q, v, z); ``forcing``: the run's :class:`Inputs` or None.
 
         Joint accelerations by the articulated-body algorithm, or, when an
         element couples the inertia of different bodies (multi-body added
@@ -411,7 +427,7 @@ class System(eqx.Module):
         ``only``: the groups to compute (see :meth:`output_groups`); None: all of them.
         ``dynamics``: ``(dy/dt, f_ext)`` at this state, as :meth:`rhs_and_loads` gives (a solver
         that evaluated them already); the joint wrenches then need no second evaluation."""
-        waves, prepared, params = forcing if forcing is not None else (None, None, None)
+        waves, prepared, params = forcing if forcing is not None else Inputs()
         q, v, z = y
         q = self.model.normalise(q)
         joints = bool(self.report_joints) and (only is None or "joint" in only)

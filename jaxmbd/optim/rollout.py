@@ -30,7 +30,7 @@ def outputs_of(system, ts, ys, waves=None, params=None, *, lazy: bool = False, d
     (one force element's, or the joint wrenches) when it is first read: an objective then traces and
     differentiates only the outputs it uses (for the tuning study's objective, a third less tracing
     and compile time).  It lives inside one trace: read it in the function that made it."""
-    forcing = (waves, system.prepare(waves), params)
+    forcing = system.inputs(waves, params)
     if lazy:
         return LazyOutputs(system, ts, ys, forcing, dynamics)
     return jax.vmap(lambda t, y, d: system.outputs(t, y, forcing, dynamics=d))(jnp.asarray(ts), tuple(ys), dynamics)
