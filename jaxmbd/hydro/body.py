@@ -29,6 +29,23 @@ equilibrium frame; docs/conventions.md), Cummins' equation gives the loads
   mass it was computed with.
 * Optional: extra linear damping B_v (viscous roll damping, a PTO) and
   quadratic drag D (diagonal).
+
+Non-linear hydrostatics and Froude-Krylov force (``hydrostatics = "nonlinear"``,
+``froude_krylov = "nonlinear"``, each body given a closed hull, :mod:`.hull`), the weakly
+non-linear model of WEC-Sim's non-linear hydro and OrcaFlex's non-linear hydrostatics:
+
+* ``hydrostatics = "nonlinear"``: the still-water pressure −ρ g z is integrated over the part of
+  the hull under the still waterline in its instantaneous pose, every evaluation
+  (:mod:`.pressure`); the constant buoyancy W_b and the linear stiffness C_b are left out.  The
+  excitation (Froude-Krylov and diffraction) stays the BEM's, linear.
+* ``froude_krylov = "nonlinear"`` (with non-linear hydrostatics): the hull is cut by the incident
+  wave's surface ζ(x, y, t) instead, and the pressure over its wetted part is
+  ρ g (ζ_d(x, y, z, t) − z), ζ_d the incident wave's dynamic pressure head (e^{kz} or its
+  finite-depth form, held at its z = 0 value above the still waterline); the excitation is then
+  the diffraction force only: the BEM's total less the linear Froude-Krylov force of the same
+  hull's mean wetted surface (computed once per realisation), so nothing is counted twice.
+* In both, radiation (A(∞), the memory) and diffraction stay linear about the equilibrium, and
+  gravity stays in the model.
 """
 
 from __future__ import annotations
@@ -42,6 +59,8 @@ from .. import spatial
 from ..model import Model
 from ..system import Context, Contribution, ForceElement
 from .bem import HydroData
+from .hull import HullMesh
+from .pressure import incident_wave, pressure_loads
 from .radiation import RadiationStateSpace, consistent_added_mass_inf, fit_radiation
 from .waves import complex_amplitudes
 
@@ -58,6 +77,48 @@ def gravity_stiffness(mass, com_rel, g=9.81):
     C = np.zeros((6, 6))
     C[3:, 3:] = -mass * g * (r[2] * np.eye(3) - np.outer(r, [0.0, 0.0, 1.0]))
     return C
+
+
+def _hulls_in_body_frames(model, name, bodies, hulls, hydrostatics, froude_krylov, origin, pw) -> tuple:
+    """The hulls (BEM frame at rest) in their bodies' frames, after the checks of the modes."""
+    for key, val in (("hydrostatics", hydrostatics), ("froude_krylov", froude_krylov)):
+        if val not in ("linear", "nonlinear"):
+            raise ValueError(f"hydro element {name!r}: {key} must be 'linear' or 'nonlinear', got {val!r}")
+    if froude_krylov == "nonlinear" and hydrostatics != "nonlinear":
+        raise ValueError(f"hydro element {name!r}: froude_krylov = 'nonlinear' integrates the wave's pressure over the "
+                         "instantaneous wetted hull, which needs hydrostatics = 'nonlinear' too")
+    if hydrostatics == "linear":
+        return ()
+    hulls = tuple(hulls or ())
+    if len(hulls) != len(bodies) or any(h is None for h in hulls):
+        raise ValueError(f"hydro element {name!r}: hydrostatics = 'nonlinear' needs a closed hull for each of its {len(bodies)} "
+                         "bodies (hulls=..., or hull, box depth or cylinder height in a system file)")
+    # BEM frame -> body frame: the bodies' axes are the world's at rest (checked by create)
+    return tuple(HullMesh(np.asarray(h.vertices, float) + origin - np.asarray(pw[model.index(b)]), h.triangles, h.source)
+                 for h, b in zip(hulls, bodies))
+
+
+def _carried_masses(model, q, bodies) -> tuple:
+    """Per hydro body: the mass [kg] and centre of gravity (world, at ``q``) of the model bodies it
+    carries (itself and every body below it that is not below another hydro body)."""
+    from ..kinematics import forward_kinematics
+    from ..spatial import inertia_parts
+
+    Rw, pw = (np.asarray(a) for a in forward_kinematics(model, q))
+    m, c, _ = (np.asarray(a) for a in inertia_parts(model.inertia))
+    owner = {}
+    for i in range(model.n_bodies):
+        chain = (i,) + tuple(model.ancestors(i))
+        hits = [b for b in chain if model.body_names[b] in bodies]
+        if hits:
+            owner.setdefault(hits[0], []).append(i)
+    out = []
+    for b in bodies:
+        idx = owner.get(model.index(b), [])
+        mass = float(sum(m[i] for i in idx))
+        cog = sum(m[i] * (pw[i] + Rw[i] @ c[i]) for i in idx) / mass
+        out.append((mass, tuple(float(x) for x in cog)))
+    return tuple(out)
 
 
 class ExcitationTable(eqx.Module):
@@ -101,6 +162,13 @@ class HydroBody(ForceElement):
     ramp_time: float = eqx.field(static=True, default=0.0)
     # per hydro body: (length, beam, draught, depth or None) of a box hull, or None (validity checks only)
     hull_boxes: tuple = eqx.field(static=True, default=())
+    # per hydro body: its closed hull in body coordinates (non-linear hydrostatics), or None
+    hulls: tuple = ()
+    hydrostatics: str = eqx.field(static=True, default="linear")
+    froude_krylov: str = eqx.field(static=True, default="linear")
+    # per hydro body with a hull: (mass [kg], centre of gravity (3,) [m], world at rest) of the bodies it
+    # carries at rest, for its stability curve (the capsize check)
+    carried: tuple = eqx.field(static=True, default=())
 
     @staticmethod
     def create(
@@ -122,6 +190,9 @@ class HydroBody(ForceElement):
         added_mass_inf: str = "fit",
         body_to_body: bool = True,
         hull_boxes=None,
+        hulls=None,
+        hydrostatics: str = "linear",
+        froude_krylov: str = "linear",
     ) -> "HydroBody":
         """``bodies``: model body names for the hydro bodies (default: ``hydro.body_names``).
         ``q_equilibrium``: the model configuration at rest (default: neutral); the bodies'
@@ -138,8 +209,11 @@ class HydroBody(ForceElement):
         False drops it (:meth:`HydroData.without_body_coupling`, WEC-Sim's default).
         ``hull_boxes``: per hydro body, (length, beam, draught[, depth]) of a box hull or None: the run
         then checks that the bilge stays under and the deck edge above the still waterline
-        (:mod:`jaxmbd.validity`)."""
+        (:mod:`jaxmbd.validity`).  ``hulls``: per hydro body, its closed :class:`~jaxmbd.hydro.hull.HullMesh`
+        in the BEM frame at rest (waterline z = 0), needed by ``hydrostatics = "nonlinear"`` and
+        ``froude_krylov = "nonlinear"`` (the module's docstring says which terms each includes)."""
         from ..kinematics import forward_kinematics
+
 
         bodies = tuple(hydro.body_names if bodies is None else bodies)
         if not body_to_body:
@@ -202,6 +276,7 @@ class HydroBody(ForceElement):
         # sway-roll), and the articulated-body recursion reads the lower triangle of each body's
         # inertia while the mass-matrix routes read all of it: keep the symmetric part, so both agree
         Ainf = 0.5 * (Ainf + Ainf.T)
+        hulls_body = _hulls_in_body_frames(model, name, bodies, hulls, hydrostatics, froude_krylov, origin, pw)
         pairs = tuple(
             (k, l)
             for k in range(nb)
@@ -227,6 +302,10 @@ class HydroBody(ForceElement):
             hull_boxes=tuple(None if b is None else (float(b[0]), float(b[1]), float(b[2]),
                                                      None if len(b) < 4 or b[3] is None else float(b[3]))
                              for b in (hull_boxes or ())),
+            hulls=hulls_body,
+            carried=_carried_masses(model, q, bodies) if hulls_body else (),
+            hydrostatics=hydrostatics,
+            froude_krylov=froude_krylov,
         )
 
     # -- structure -----------------------------------------------------------------
@@ -292,10 +371,62 @@ class HydroBody(ForceElement):
         c = complex_amplitudes(waves) * jnp.exp(1j * shift)
         # the excitation's 6nb columns, then the incident elevation at the origin (an output)
         cF = jnp.concatenate([c[:, None] * F, c[:, None].astype(F.dtype)], axis=1)
+        if self.froude_krylov == "nonlinear":
+            cF = cF.at[:, :-1].add(-self._linear_froude_krylov(waves))
         # real and imaginary parts apart: the integrator carries only real arrays; in the hydrodynamic
         # data's precision (waves are drawn in float64; a float32 system stays float32)
         real = jnp.real(F).dtype
         return (jnp.real(cF).astype(real), jnp.imag(cF).astype(real), waves.omega.astype(real))
+
+    def _linear_froude_krylov(self, waves):
+        """c_j F̂_FK,j (n_components, 6nb): the linear Froude-Krylov force of each wave component on
+        the hulls' mean wetted surface (at rest, under z = 0), at the reference points in world axes,
+        with the pressure of :func:`~.pressure.incident_wave` (so it cancels the non-linear one's
+        first-order part exactly)."""
+        from .pressure import depth_factor
+
+        rho, g = float(self.hydro.rho), float(self.hydro.g)
+        A = complex_amplitudes(waves)
+        out = []
+        for k, hull in enumerate(self.hulls):
+            origin_body = self.ref_world[k] - self.ref_body[k]  # the body frame's origin at rest
+            corners = (jnp.asarray(hull.vertices) + origin_body)[hull.triangles.indices]  # (n, 3, 3)
+            xp = corners[..., :1] * jnp.cos(waves.direction) + corners[..., 1:2] * jnp.sin(waves.direction)  # (n, 3, nc)
+            P = rho * g * A * depth_factor(waves.wavenumber, corners[..., 2:3], self.hydro.water_depth) * jnp.exp(1j * waves.wavenumber * xp)
+            F, M, _ = pressure_loads(corners, corners[..., 2], jnp.concatenate([jnp.real(P), jnp.imag(P)], -1), self.ref_world[k])
+            nc = P.shape[-1]
+            out.append(jnp.concatenate([F[:nc] + 1j * F[nc:], M[:nc] + 1j * M[nc:]], axis=1))
+        return jnp.concatenate(out, axis=1)
+
+    def _ramp(self, t):
+        if self.ramp_time > 0:
+            return 0.5 * (1.0 - jnp.cos(jnp.pi * jnp.clip(t / self.ramp_time, 0.0, 1.0)))
+        return 1.0
+
+    def pressure_wrenches(self, ctx: Context):
+        """The non-linear hydrostatic (and Froude-Krylov) loads of every hydro body: (nb, 6) body-frame
+        wrenches about the body origins, and (6nb,) the same at the reference points in world axes."""
+        rho, g = float(self.hydro.rho), float(self.hydro.g)
+        dtype = ctx.p.dtype
+        waves = ctx.waves if (self.froude_krylov == "nonlinear" and self.excitation_on) else None
+        body, world = [], []
+        for k, (b, hull) in enumerate(zip(self.bodies, self.hulls)):
+            i = ctx.body_index(b)
+            R, p = ctx.R[i], ctx.p[i]
+            verts = p + jnp.asarray(hull.vertices, dtype=dtype) @ R.T
+            z = verts[:, 2]
+            if waves is None:
+                d, head = z, -z
+            else:
+                zeta, dyn = incident_wave(waves, verts, ctx.t, self.hydro.water_depth, self._ramp(ctx.t))
+                d, head = z - zeta, dyn - z
+            tri = hull.triangles.indices
+            F, M, _ = pressure_loads(verts[tri], d[tri], (rho * g * head)[tri][..., None], p)
+            F, M = F[0], M[0]
+            body.append(jnp.concatenate([spatial.mtv(R, F), spatial.mtv(R, M)]))
+            ref = ctx.point_position(i, self.ref_body[k].astype(dtype))
+            world.append(jnp.concatenate([F, M + spatial.cross(p - ref, F)]))
+        return jnp.stack(body), jnp.concatenate(world)
 
     # -- loads ---------------------------------------------------------------------
 
@@ -361,14 +492,21 @@ class HydroBody(ForceElement):
         return F.astype(dtype)
 
     def loads(self, ctx: Context, z):
+        """(F, excitation, radiation, eta, nu, zdot): the loads at the reference points in world axes
+        (without the non-linear pressure's, :meth:`pressure_wrenches`), the excitation and radiation
+        parts of F, the displacements and velocities, the memory's state derivative."""
         eta, nu = self._motion(ctx)
-        F = self.buoyancy_wrench - self.buoyancy_stiffness @ eta - self.linear_damping @ nu
-        F = F - self.quadratic_drag * jnp.abs(nu) * nu
+        F = -self.linear_damping @ nu - self.quadratic_drag * jnp.abs(nu) * nu
+        if self.hydrostatics == "linear":
+            F = F + self._linear_hydrostatics(eta)
         rad = jnp.zeros_like(F) if self.radiation is None else self.radiation.force(z)
         exc = self.excitation_force(ctx.t, ctx.prepared.get(self.name) if ctx.prepared else None)
         exc = jnp.zeros_like(F) if exc is None else exc
         zdot = None if self.radiation is None else self.radiation.derivative(z, nu)
         return F + rad + exc, exc, rad, eta, nu, zdot
+
+    def _linear_hydrostatics(self, eta):
+        return self.buoyancy_wrench - self.buoyancy_stiffness @ eta
 
     def contribution(self, ctx: Context, z) -> Contribution:
         F, _, _, _, nu, zdot = self.loads(ctx, z)
@@ -379,6 +517,10 @@ class HydroBody(ForceElement):
             Fk = F[6 * k : 6 * k + 6]
             f_ext = ctx.add_point_force(f_ext, b, self.ref_body[k], Fk[:3])
             f_ext = f_ext.at[i, 3:].add(spatial.mtv(ctx.R[i], Fk[3:]))
+        if self.hydrostatics == "nonlinear":
+            wrenches, _ = self.pressure_wrenches(ctx)
+            for k, b in enumerate(self.bodies):
+                f_ext = f_ext.at[ctx.body_index(b)].add(wrenches[k].astype(f_ext.dtype))
         return Contribution(f_ext=f_ext, zdot=zdot)
 
     def valid_ranges(self, model) -> tuple:
@@ -387,9 +529,11 @@ class HydroBody(ForceElement):
         from ..validity import ValidRange
 
         lim = math.radians(15.0)
-        ranges = [ValidRange("eta", f"{dof} of {body}", "linear hydrostatics and radiation", "|angle| <= 15 deg",
-                             component=6 * k + c, upper=lim)
+        what = "linear hydrostatics and radiation" if self.hydrostatics == "linear" else "linear radiation and diffraction"
+        ranges = [ValidRange("eta", f"{dof} of {body}", what, "|angle| <= 15 deg", component=6 * k + c, upper=lim)
                   for k, body in enumerate(self.bodies) for c, dof in ((3, "roll"), (4, "pitch"))]
+        if self.hydrostatics == "nonlinear":
+            return tuple(ranges) + self._capsize_ranges()
         for k, box in enumerate(self.hull_boxes):
             if box is None:
                 continue
@@ -412,14 +556,47 @@ class HydroBody(ForceElement):
                                          transform=lambda e, f=D - T, corner=corner: corner(e, f, -1.0)))
         return tuple(ranges)
 
+    def stability_curves(self, heel_deg=None):
+        """Per hydro body with a hull: its GZ curves about roll and pitch (:func:`~.stability.righting_arm`)
+        with the mass and centre of gravity it carries at rest (:attr:`carried`), in the world at rest."""
+        from .stability import righting_arm
+
+        out = []
+        for k, hull in enumerate(self.hulls):
+            mass, cog = self.carried[k]
+            world = HullMesh(np.asarray(hull.vertices) + np.asarray(self.ref_world[k] - self.ref_body[k]), hull.triangles, hull.source)
+            out.append({axis: righting_arm(world, mass, np.asarray(cog), heel_deg, axis=axis, rho=float(self.hydro.rho),
+                                           g=float(self.hydro.g)) for axis in ("roll", "pitch")})
+        return out
+
+    def _capsize_ranges(self) -> tuple:
+        """|roll| and |pitch| below the angle of vanishing stability of each hull (its stability curve
+        at 0..90° by 1°, free trim, with what it carries at rest): beyond it the hull capsizes."""
+        from ..validity import ValidRange
+
+        ranges = []
+        for k, curves in enumerate(self.stability_curves()):
+            for c, axis in ((3, "roll"), (4, "pitch")):
+                avs = curves[axis].vanishing_stability_deg
+                if avs is None:
+                    continue
+                ranges.append(ValidRange("eta", f"{axis} of {self.bodies[k]}", "intact stability (capsize)",
+                                         f"|{axis}| < angle of vanishing stability {avs:.1f} deg", component=6 * k + c,
+                                         upper=float(np.radians(avs))))
+        return tuple(ranges)
+
     def output_units(self, model) -> dict:
         loads = "N (surge sway heave), N m (roll pitch yaw)"  # per DOF, as the outputs' components are named
-        return {"excitation": loads, "radiation": loads, "eta": "m (surge sway heave), rad (roll pitch yaw)",
-                "wave_elevation": "m"}
+        return {"excitation": loads, "radiation": loads, "hydrostatic": loads,
+                "eta": "m (surge sway heave), rad (roll pitch yaw)", "wave_elevation": "m"}
 
     def outputs(self, ctx: Context, z) -> dict:
         _, exc, rad, eta, _, _ = self.loads(ctx, z)
-        out = {"excitation": exc, "radiation": rad, "eta": eta}
+        if self.hydrostatics == "nonlinear":
+            hs = self.pressure_wrenches(ctx)[1]
+        else:
+            hs = self._linear_hydrostatics(eta)
+        out = {"excitation": exc, "radiation": rad, "hydrostatic": hs.astype(exc.dtype), "eta": eta}
         zeta = self.wave_elevation(ctx.t, ctx.prepared.get(self.name) if ctx.prepared else None)
         if zeta is not None:
             out["wave_elevation"] = zeta

@@ -410,7 +410,7 @@ _HYDRO_KEYS = (
     "omega_max", "xz_symmetry", "wamit_length",
     "omegas", "omega_range", "wave_directions_deg", "rho", "g", "water_depth", "center_of_mass", "rotation_center",
     "origin", "ramp_time", "radiation", "radiation_tol", "added_mass_inf", "mass", "com",
-    "linear_damping", "quadratic_drag", "excitation", "body_to_body",
+    "linear_damping", "quadratic_drag", "excitation", "body_to_body", "hydrostatics", "froude_krylov", "hull", "hull_scale",
 )
 _WAVE_TYPES = ("jonswap", "pierson_moskowitz", "regular")
 _WAVE_KEYS = (
@@ -777,15 +777,45 @@ class _Loader:
             box = h["box"]
             depth = r.number(box, f"{f}.box", "depth", None, gt=float(box["draught"]))
             hull_boxes = ((float(box["length"]), float(box["beam"]), float(box["draught"]), depth),)
+        modes = {key: r.string(h, f, key, "linear", choices=("linear", "nonlinear")) for key in ("hydrostatics", "froude_krylov")}
+        hulls = self.hulls(h, f, src, nb, modes["hydrostatics"] == "nonlinear")
         try:
             return HydroBody.create(
                 self.model, hydro, name=name, bodies=tuple(bodies), q_equilibrium=self.q0, origin=origin,
                 radiation=radiation, radiation_tol=tol, mass=mass, com=com, linear_damping=lin,
                 quadratic_drag=quad, excitation=excitation, ramp_time=ramp, added_mass_inf=ainf,
-                body_to_body=body_to_body, hull_boxes=hull_boxes,
+                body_to_body=body_to_body, hull_boxes=hull_boxes, hulls=hulls, **modes,
             )
         except (HydroDataError, ValueError, np.linalg.LinAlgError) as exc:
             r.fail(f, str(exc))
+
+    def hulls(self, h, f, src, nb, nonlinear):
+        """The closed hulls of a ``[[hydro]]`` entry for non-linear hydrostatics: read from ``hull`` (a
+        mesh file, times ``hull_scale``), or a box with ``depth`` or a cylinder with ``height``."""
+        from ..hydro.hull import HullMeshError, box_hull, cylinder_hull, load_hull
+
+        r = self.r
+        for key in ("hull", "hull_scale"):
+            if key in h and not nonlinear:
+                r.fail(f"{f}.{key}", "a closed hull is used by hydrostatics = \"nonlinear\" only; set that, or remove it")
+        if not nonlinear:
+            return None
+        if nb != 1:
+            r.fail(f"{f}.hydrostatics", f"non-linear hydrostatics from a system file take one body per [[hydro]] entry; this one has {nb}")
+        try:
+            if "hull" in h:
+                return (load_hull(r.path(h, f, "hull"), scale=r.number(h, f, "hull_scale", 1.0, gt=0.0)),)
+            if src == "box" and "depth" in h["box"]:
+                b = h["box"]
+                return (box_hull(b["length"], b["beam"], b["depth"], b["draught"], panel_size=b.get("panel_size"), name=f"{f}.box"),)
+            if src == "cylinder" and "height" in h["cylinder"]:
+                c = h["cylinder"]
+                height = r.number(c, f"{f}.cylinder", "height", gt=float(c["draught"]))
+                return (cylinder_hull(c["radius"], height, c["draught"], panel_size=c.get("panel_size"), name=f"{f}.cylinder"),)
+        except HullMeshError as exc:
+            r.fail(f"{f}.hull", str(exc))
+        r.fail(f"{f}.hull", "hydrostatics = \"nonlinear\" needs the closed hull: hull = \"FILE\" (a closed mesh in metres), "
+               "or depth in box, or height in cylinder")
 
     def hydro_data(self, h, f, src, name):
         """The hydrodynamic coefficients of a ``[[hydro]]`` entry: read from a Capytaine or WAMIT file,
@@ -863,7 +893,7 @@ class _Loader:
             stem = mesh_path.stem
         else:
             dims = ("length", "beam", "draught") if src == "box" else ("radius", "draught")
-            t = r.table(h[src], f"{f}.{src}", dims + ("panel_size",) + (("depth",) if src == "box" else ()))
+            t = r.table(h[src], f"{f}.{src}", dims + ("panel_size",) + (("depth",) if src == "box" else ("height",)))
             vals = [r.number(t, f"{f}.{src}", d, gt=0.0) for d in dims]
             panel = r.number(t, f"{f}.{src}", "panel_size", None, gt=0.0)
             make = bem.box if src == "box" else bem.cylinder
