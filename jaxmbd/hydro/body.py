@@ -256,7 +256,7 @@ class HydroBody(ForceElement):
             else:
                 ck = np.array([bk[0], bk[1], float(hydro.reference_point[k][2])])
             s = slice(6 * k, 6 * k + 6)
-            Cb[s, s] = C[s, s] + gravity_stiffness(mk, ck - np.asarray(hydro.reference_point[k], float), g)
+            Cb[s, s] = C[s, s] - gravity_stiffness(mk, ck - np.asarray(hydro.reference_point[k], float), g)
             r = bk - np.asarray(hydro.reference_point[k], float)
             Fb = np.array([0.0, 0.0, rho * g * vk])
             W[s] = np.concatenate([Fb, np.cross(r, Fb)])
