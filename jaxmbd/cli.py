@@ -424,6 +424,66 @@ def _plot(args) -> int:
     return 0
 
 
+def _stability(args) -> int:
+    """GZ curves of the hulls with non-linear hydrostatics: a table and a PNG per hull and axis."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .hydro.body import HydroBody
+    from .io.system_file import SystemFileError
+
+    loaded = _load(args.system)
+    elements = [f for f in loaded.system.forces if isinstance(f, HydroBody) and f.hydrostatics == "nonlinear"]
+    if not elements:
+        raise SystemFileError(str(args.system), "hydro", 'no [[hydro]] entry with hydrostatics = "nonlinear" (and its closed hull); '
+                              "the stability curve integrates the water pressure over that hull")
+    out = Path(args.out or f"out/{loaded.system.name}_stability")
+    out.mkdir(parents=True, exist_ok=True)
+    half = np.arange(0.0, args.max_heel + 0.5 * args.step, args.step)
+    heels = np.concatenate([-half[:0:-1], half])  # both sides: a load off the centreplane lists the hull
+    axes = ("roll", "pitch") if args.axis == "both" else (args.axis,)
+    for el in elements:
+        for body, curves in zip(el.bodies, el.stability_curves(heels)):
+            for axis in axes:
+                c = curves[axis]
+                stem = out / f"{el.name}_{body}_{axis}"
+                stem.with_suffix(".txt").write_text(c.table())
+                fig, ax = plt.subplots(figsize=(8, 4.5))
+                ax.plot(c.heel_deg, c.gz, color="tab:blue", label="GZ (pressure integration, free trim)")
+                ax.axhline(0.0, color="k", lw=0.6)
+                gz0 = float(np.interp(0.0, c.heel_deg, c.gz))
+                ax.plot(c.heel_deg, gz0 + c.gm * np.radians(c.heel_deg), ls=":", color="tab:gray",
+                        label=f"initial slope GM (GM = {c.gm:.3f} m)")
+                ax.plot([c.angle_of_max_gz_deg], [np.sign(c.angle_of_max_gz_deg or 1.0) * c.max_gz], "o", color="tab:blue",
+                        label=f"max righting arm {c.max_gz:.3f} m (weaker side)")
+                if c.equilibrium_heel_deg is not None and abs(c.equilibrium_heel_deg) > 1e-3:
+                    ax.axvline(c.equilibrium_heel_deg, color="tab:green", ls="--", lw=1, label=f"static list {c.equilibrium_heel_deg:.2f} deg")
+                for angle, label, colour in ((c.deck_edge_immersion_deg, "deck-edge immersion", "tab:orange"),
+                                             (c.vanishing_stability_deg, "vanishing stability", "tab:red")):
+                    if angle is not None:
+                        ax.axvline(angle, color=colour, ls="--", lw=1, label=f"{label} {angle:.1f} deg")
+                ax.set_ylim(1.2 * min(-0.1 * c.max_gz, float(np.min(c.gz))), 1.2 * max(c.max_gz, float(np.max(c.gz)), 1e-3))
+                ax.set_xlabel(f"{'heel' if axis == 'roll' else 'trim'} (deg)")
+                ax.set_ylabel("righting arm GZ (m)")
+                ax.set_title(f"{body}: {c.mass / 1e3:.6g} t, G at {np.round(c.cog, 3).tolist()} m (still waterline z = 0)")
+                ax.grid(alpha=0.3)
+                ax.legend(fontsize=8)
+                fig.tight_layout()
+                fig.savefig(stem.with_suffix(".png"), dpi=110)
+                plt.close(fig)
+                print(f"{body} ({axis}): GM {c.gm:.3f} m, static list {_angle(c.equilibrium_heel_deg)}, "
+                      f"max righting arm {c.max_gz:.3f} m at {c.angle_of_max_gz_deg:.1f} deg, "
+                      f"deck-edge immersion {_angle(c.deck_edge_immersion_deg)}, vanishing stability {_angle(c.vanishing_stability_deg)}")
+                print(f"wrote {stem.with_suffix('.txt')} and {stem.with_suffix('.png')}")
+    return 0
+
+
+def _angle(x):
+    return "not reached" if x is None else f"{x:.1f} deg"
+
+
 def _unit_for(units: str, label: str | None) -> str:
     """The unit of one component from a mixed-units string ``"N (fx fy fz), N m (mx my mz)"``."""
     if label is None or "(" not in units:
@@ -518,6 +578,13 @@ def main(argv=None) -> int:
                                                  "(hoist_tension); default: every output")
     pl.add_argument("--out", type=_out_folder, help="folder for the PNGs (default: next to the result)")
     pl.set_defaults(func=_plot)
+    st = sub.add_parser("stability", help="GZ (righting-arm) curve of each hull with non-linear hydrostatics: a table and a PNG")
+    st.add_argument("system", help="the system file (TOML) with a [[hydro]] entry whose hydrostatics are non-linear")
+    st.add_argument("--out", type=_out_folder, help="output folder (default out/<name>_stability)")
+    st.add_argument("--max-heel", type=_POSITIVE, default=90.0, help="largest heel either side, deg (default 90)")
+    st.add_argument("--step", type=_POSITIVE, default=1.0, help="heel step, deg (default 1)")
+    st.add_argument("--axis", choices=("roll", "pitch", "both"), default="both", help="heel about x (roll), y (pitch) or both")
+    st.set_defaults(func=_stability)
     args = p.parse_args(argv)
     configure(compilation_cache=True)
     try:

@@ -571,18 +571,20 @@ class HydroBody(ForceElement):
 
     def _capsize_ranges(self) -> tuple:
         """|roll| and |pitch| below the angle of vanishing stability of each hull (its stability curve
-        at 0..90° by 1°, free trim, with what it carries at rest): beyond it the hull capsizes."""
+        at ±90° by 2°, free trim, with what it carries at rest; the weaker side's): beyond it the hull
+        capsizes."""
         from ..validity import ValidRange
 
         ranges = []
-        for k, curves in enumerate(self.stability_curves()):
+        # 2° steps: the angle is interpolated between them, to a fraction of a degree
+        for k, curves in enumerate(self.stability_curves(np.arange(-90.0, 90.5, 2.0))):
             for c, axis in ((3, "roll"), (4, "pitch")):
                 avs = curves[axis].vanishing_stability_deg
                 if avs is None:
                     continue
                 ranges.append(ValidRange("eta", f"{axis} of {self.bodies[k]}", "intact stability (capsize)",
-                                         f"|{axis}| < angle of vanishing stability {avs:.1f} deg", component=6 * k + c,
-                                         upper=float(np.radians(avs))))
+                                         f"|{axis}| < angle of vanishing stability {abs(avs):.1f} deg (its weaker side)",
+                                         component=6 * k + c, upper=float(np.radians(abs(avs)))))
         return tuple(ranges)
 
     def output_units(self, model) -> dict:

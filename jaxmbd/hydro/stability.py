@@ -42,9 +42,11 @@ def still_water_loads(hull: HullMesh, R, p, about, rho: float = 1025.0, g: float
 
 
 def _rotation(heel, trim, axis):
-    rx = spatial.axis_angle_to_matrix(jnp.array([1.0, 0.0, 0.0]), heel)
-    ry = spatial.axis_angle_to_matrix(jnp.array([0.0, 1.0, 0.0]), trim)
-    return rx @ ry if axis == "roll" else ry @ rx
+    """Heel about the axis (x for ``"roll"``, y for ``"pitch"``), then trim about the other one."""
+    ex, ey = jnp.array([1.0, 0.0, 0.0]), jnp.array([0.0, 1.0, 0.0])
+    if axis == "roll":
+        return spatial.axis_angle_to_matrix(ex, heel) @ spatial.axis_angle_to_matrix(ey, trim)
+    return spatial.axis_angle_to_matrix(ey, heel) @ spatial.axis_angle_to_matrix(ex, trim)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,7 +114,7 @@ def hydrostatics(hull: HullMesh, cog_z: float | None = None, *, rho: float = 102
     def bm(axis):
         M = []
         for s in (1.0, -1.0):
-            R = _rotation(s * step, 0.0, "roll") if axis == 0 else _rotation(0.0, s * step, "roll")
+            R = _rotation(s * step, 0.0, "roll" if axis == 0 else "pitch")
             M.append(float(still_water_loads(hull, R, flotation - R @ flotation, flotation, rho, g)[1][axis]))
         return -(M[0] - M[1]) / (2 * step) / (rho * g * V) - B[2]
 
@@ -153,20 +155,27 @@ def float_hull(hull: HullMesh, mass: float, cog, heel=0.0, *, axis: str = "roll"
     return float(X[0, 0]), float(X[0, 1])
 
 
-def _newton(res, x0, heel, free_trim, iterations):
+def _newton(res, x0, heel, free_trim, iterations, tol=1e-13):
+    """Newton iterations on the (heave, trim) residual from ``x0``, until the step is below ``tol``
+    (relative: heave over the hull's size, trim in rad) or after ``iterations``."""
     mask = jnp.array([1.0, 1.0 if free_trim else 0.0])
 
-    def step(x, _):
+    def step(x):
         r = res(x, heel)[0] * mask
         J = jax.jacfwd(lambda y: res(y, heel)[0])(x)
         J = J * mask[:, None] * mask[None, :] + jnp.diag(1.0 - mask)
         dx = jnp.linalg.solve(J, r)
-        # a step no longer than a tenth of the hull's size in heave and 0.2 rad in trim keeps the
-        # first iterations from leaving the hull dry or sunk
-        dx = dx * jnp.minimum(1.0, 0.2 / (jnp.max(jnp.abs(dx)) + 1e-30))
-        return x - dx, None
+        # a step no longer than 0.2 (m in heave, rad in trim) keeps the first iterations from leaving the
+        # hull dry or sunk
+        return dx * jnp.minimum(1.0, 0.2 / (jnp.max(jnp.abs(dx)) + 1e-30))
 
-    x, _ = jax.lax.scan(step, x0, None, length=iterations)
+    def body(carry):
+        x, _, k = carry
+        dx = step(x)
+        return x - dx, jnp.max(jnp.abs(dx)), k + 1
+
+    x, _, _ = jax.lax.while_loop(lambda c: (c[1] > tol) & (c[2] < iterations), body,
+                                 (x0, jnp.asarray(jnp.inf, dtype=x0.dtype), jnp.asarray(0)))
     return x
 
 
@@ -174,9 +183,10 @@ def _newton(res, x0, heel, free_trim, iterations):
 class StabilityCurve:
     """A GZ curve: ``heel_deg`` (n,), ``gz`` (n,) [m], ``heave`` (n,) [m] of G from its upright
     position, ``trim_deg`` (n,) and ``residual`` (n,) (relative force and moment imbalance left by the
-    solver); ``gm`` [m] (the curve's slope at zero heel, per rad), ``max_gz`` [m] at
-    ``angle_of_max_gz_deg``, ``deck_edge_immersion_deg`` and ``vanishing_stability_deg`` (None when
-    not reached in the range), ``mass`` [kg] and ``cog`` (3,) [m]."""
+    solver); ``gm`` [m] (the curve's slope at zero heel, per rad), ``max_gz`` [m] (the weaker side's
+    largest righting arm) at ``angle_of_max_gz_deg``, ``deck_edge_immersion_deg`` and
+    ``vanishing_stability_deg`` (signed; None when not reached in the range), ``mass`` [kg], ``cog``
+    (3,) [m] and ``equilibrium_heel_deg`` (the static list, None if none in the range)."""
 
     heel_deg: np.ndarray
     gz: np.ndarray
@@ -191,13 +201,15 @@ class StabilityCurve:
     mass: float
     cog: np.ndarray
     axis: str = "roll"
+    equilibrium_heel_deg: float | None = None
 
     def table(self) -> str:
         """The curve as text: one line per heel, then the summary, units in the header."""
         lines = [f"# GZ curve ({self.axis}), mass {self.mass:.6g} kg, G at {np.round(self.cog, 4).tolist()} m",
-                 f"# GM {self.gm:.4f} m; max GZ {self.max_gz:.4f} m at {self.angle_of_max_gz_deg:.2f} deg; "
+                 f"# GM {self.gm:.4f} m; static list {_deg(self.equilibrium_heel_deg)}; max righting arm {self.max_gz:.4f} m at "
+                 f"{self.angle_of_max_gz_deg:.2f} deg; "
                  f"deck-edge immersion {_deg(self.deck_edge_immersion_deg)}; vanishing stability {_deg(self.vanishing_stability_deg)}",
-                 f"{'heel_deg':>10} {'GZ_m':>10} {'heave_m':>10} {'trim_deg':>10}"]
+                 f"#{'heel_deg':>9} {'GZ_m':>10} {'heave_m':>10} {'trim_deg':>10}"]
         for row in zip(self.heel_deg, self.gz, self.heave, self.trim_deg):
             lines.append("".join(f"{x:>11.5f}" for x in row))
         return "\n".join(lines) + "\n"
@@ -210,18 +222,53 @@ def _deg(x):
 def righting_arm(hull: HullMesh, mass: float, cog, heel_deg=None, *, axis: str = "roll", free_trim: bool = True,
                  rho: float = 1025.0, g: float = 9.81, iterations: int = 40) -> StabilityCurve:
     """The GZ curve of ``hull`` with ``mass`` [kg] and centre of gravity ``cog`` [m] (hydrodynamic
-    frame, waterline z = 0) at the heels ``heel_deg`` (default 0..90° by 1°), each in equilibrium of
-    weight and buoyancy (:func:`float_hull`; trim free unless ``free_trim=False``)."""
-    heels = np.radians(np.arange(0.0, 90.5, 1.0) if heel_deg is None else np.asarray(heel_deg, float))
+    frame, waterline z = 0) at the heels ``heel_deg`` (default 0..90° by 1°, and 0..−90° too when G is
+    off the plane of symmetry of that axis), each in equilibrium of weight and buoyancy
+    (:func:`float_hull`; trim free unless ``free_trim=False``).
+
+    GZ = −M(G) / (m g) about the heel's axis, continuous through upright: positive when the moment
+    turns the hull back from a positive heel, negative from a negative one (on a side's own terms, the
+    righting arm is GZ there times the side's sign).  Each side is followed outwards from upright.  The
+    summary values are those of the weaker side (the smaller angle of vanishing stability, signed) and
+    ``equilibrium_heel_deg``, where GZ crosses zero upwards nearest upright (the list of a hull whose G is
+    off its centreplane)."""
+    cog = np.asarray(cog, float)
+    if heel_deg is None:
+        off = abs(cog[1] if axis == "roll" else cog[0]) > 1e-9 * float(hull_size(hull))
+        heel_deg = np.arange(-90.0 if off else 0.0, 90.5, 1.0)
+    heels = np.radians(np.asarray(heel_deg, float))
     options = dict(axis=axis, free_trim=free_trim, rho=float(rho), g=float(g), iterations=int(iterations))
     a = 1e-4  # GM: the curve's slope at zero by central differences at ±a first (error of order a²)
-    out = _curve(hull, jnp.asarray(float(mass)), jnp.asarray(cog, float), jnp.asarray(np.concatenate([[a, -a], heels])), **options)
-    X, residual, gz = (np.asarray(v)[2:] for v in out)
-    gm = float(np.asarray(out[2])[0] - np.asarray(out[2])[1]) / (2 * a)
-    deck = _deck_edge_immersion(hull, cog, heels, X, axis)
-    i = int(np.argmax(gz))
-    return StabilityCurve(np.degrees(heels), gz, X[:, 0], np.degrees(X[:, 1]), residual, gm, float(gz[i]),
-                          float(np.degrees(heels[i])), deck, _vanishing(heels, gz), float(mass), np.asarray(cog, float), axis)
+    sides = []
+    for sign in (1.0, -1.0):
+        side = np.sort(sign * heels[sign * heels >= (0.0 if sign > 0 else 1e-12)]) * sign
+        if len(side) == 0:
+            continue
+        out = _curve(hull, jnp.asarray(float(mass)), jnp.asarray(cog), jnp.asarray(np.concatenate([[a, -a], side])), **options)
+        X, residual, gz = (np.asarray(v)[2:] for v in out)
+        gm = float(np.asarray(out[2])[0] - np.asarray(out[2])[1]) / (2 * a)
+        sides.append((sign, side, X, residual, gz, gm))
+    gm = sides[0][5]
+    summary = []
+    for sign, side, _, _, gz, _ in sides:
+        righting = sign * gz
+        i = int(np.argmax(righting))
+        summary.append((_vanishing(np.abs(side), righting, sign), float(righting[i]), float(np.degrees(side[i]))))
+    weak = min(summary, key=lambda t: abs(t[0]) if t[0] is not None else np.inf)
+    order = np.argsort(np.concatenate([s[1] for s in sides]))
+    heel, X, residual, gz = (np.concatenate([s[k] for s in sides])[order] for k in (1, 2, 3, 4))
+    deck = _deck_edge_immersion(hull, cog, heel, X, axis)
+    return StabilityCurve(np.degrees(heel), gz, X[:, 0], np.degrees(X[:, 1]), residual, gm, weak[1], weak[2], deck, weak[0],
+                          float(mass), cog, axis, _equilibrium(heel, gz))
+
+
+def _equilibrium(heel, gz):
+    """The heel [deg] nearest upright where GZ crosses zero upwards (a stable list), or None."""
+    up = [j for j in range(len(heel) - 1) if gz[j] <= 0 < gz[j + 1] or gz[j] < 0 <= gz[j + 1]]
+    if not up:
+        return None
+    x = [heel[j] - gz[j] * (heel[j + 1] - heel[j]) / (gz[j + 1] - gz[j]) for j in up]
+    return float(np.degrees(min(x, key=abs)))
 
 
 @eqx.filter_jit
@@ -241,34 +288,43 @@ def _curve(hull, mass, cog, heels, *, axis, free_trim, rho, g, iterations):
 
 
 def _deck_edge_immersion(hull, cog, heels, X, axis):
-    """The heel at which the lowest corner of the deck (the hull's top) reaches the still waterline,
-    interpolated between the curve's heels; None if it stays dry."""
+    """The smallest |heel| at which the lowest corner of the deck (the hull's top) reaches the still
+    waterline, signed, interpolated between the curve's heels; None if it stays dry."""
     deck = np.asarray(hull.vertices)[hull.deck_vertices()]
     G = np.asarray(cog, float)
     lowest = []
     for heel, (heave, trim) in zip(heels, X):
         R = np.asarray(_rotation(heel, trim, axis))
         lowest.append(np.min((G + (deck - G) @ R.T)[:, 2]) + heave)
-    return _first_crossing(heels, np.asarray(lowest), falling=True)
+    lowest = np.asarray(lowest)
+    found = []
+    for sign in (1.0, -1.0):
+        on = sign * heels >= 0
+        order = np.argsort(sign * heels[on])
+        x = _first_crossing(np.abs(heels[on][order]), lowest[on][order])
+        if x is not None:
+            found.append(sign * x)
+    return min(found, key=abs) if found else None
 
 
-def _vanishing(heels, gz):
-    """The first heel beyond the curve's maximum where GZ falls through zero; None if it does not."""
+def _vanishing(heels, gz, sign=1.0):
+    """The first |heel| beyond the curve's maximum where GZ falls through zero, with ``sign``; None if it
+    does not (``heels`` ascending from upright)."""
     i = int(np.argmax(gz))
     if gz[i] <= 0:
         return 0.0
-    return _first_crossing(heels[i:], gz[i:], falling=True)
+    x = _first_crossing(heels[i:], gz[i:])
+    return None if x is None else sign * x
 
 
-def _first_crossing(x, y, falling):
-    s = y if falling else -y
-    below = np.nonzero(s <= 0)[0]
+def _first_crossing(x, y):
+    below = np.nonzero(y <= 0)[0]
     if len(below) == 0:
         return None
     j = int(below[0])
     if j == 0:
         return float(np.degrees(x[0]))
-    t = s[j - 1] / (s[j - 1] - s[j])
+    t = y[j - 1] / (y[j - 1] - y[j])
     return float(np.degrees(x[j - 1] + t * (x[j] - x[j - 1])))
 
 

@@ -803,6 +803,8 @@ class _Loader:
         if nb != 1:
             r.fail(f"{f}.hydrostatics", f"non-linear hydrostatics from a system file take one body per [[hydro]] entry; this one has {nb}")
         try:
+            if isinstance(h.get("hull"), dict):
+                return (self.hull_shape(h["hull"], f"{f}.hull"),)
             if "hull" in h:
                 return (load_hull(r.path(h, f, "hull"), scale=r.number(h, f, "hull_scale", 1.0, gt=0.0)),)
             if src == "box" and "depth" in h["box"]:
@@ -816,6 +818,25 @@ class _Loader:
             r.fail(f"{f}.hull", str(exc))
         r.fail(f"{f}.hull", "hydrostatics = \"nonlinear\" needs the closed hull: hull = \"FILE\" (a closed mesh in metres), "
                "or depth in box, or height in cylinder")
+
+    def hull_shape(self, t, f):
+        """A closed box (``length``, ``beam``, ``depth``, ``draught``) or vertical cylinder (``radius``,
+        ``height``, ``draught``) hull, optional ``panel_size`` and ``center`` (x, y), in the BEM frame."""
+        from ..hydro.hull import box_hull, cylinder_hull
+
+        r = self.r
+        shape = "box" if "length" in t else "cylinder" if "radius" in t else None
+        if shape is None:
+            r.fail(f, "expected a mesh file, or a box {length, beam, depth, draught} or a cylinder {radius, height, draught} (m)")
+        dims = ("length", "beam", "depth", "draught") if shape == "box" else ("radius", "height", "draught")
+        r.table(t, f, dims + ("panel_size", "center"))
+        vals = [r.number(t, f, d, gt=0.0) for d in dims]
+        if vals[-1] >= vals[-2]:
+            r.fail(f"{f}.draught", f"expected less than the {dims[-2]} ({vals[-2]:g} m), got {vals[-1]:g}")
+        panel = r.number(t, f, "panel_size", None, gt=0.0)
+        center = r.vector(t, f, "center", 2, (0.0, 0.0))
+        make = box_hull if shape == "box" else cylinder_hull
+        return make(*vals, panel_size=panel, center=center, name=f)
 
     def hydro_data(self, h, f, src, name):
         """The hydrodynamic coefficients of a ``[[hydro]]`` entry: read from a Capytaine or WAMIT file,
