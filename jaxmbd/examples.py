@@ -130,7 +130,8 @@ def make_crane_barge_hydro(path=None):
                          rho=1025.0, g=9.81, cache=path or crane_barge_hydro_path(), name="crane_barge")
 
 
-def floating_crane(waves=None, *, rope_EA=1.2e9, rope_damping=1.2e5, ramp_time=30.0, hydro=None):
+def floating_crane(waves=None, *, rope_EA=1.2e9, rope_damping=1.2e5, ramp_time=30.0, hydro=None, hydrostatics="linear",
+                   hull_depth=9.0, hull_panel_size=5.0):
     """Ham et al. (2009)'s floating crane: a crane barge of 18,000 t with its ballast (hull 110 x 46 m,
     3.56 m draught), two booms on fixed joints, and a 1,000 t cargo on two hoist ropes from the
     boom tips (the closed loop of the paper, cut into two rope elements).
@@ -140,7 +141,10 @@ def floating_crane(waves=None, *, rope_EA=1.2e9, rope_damping=1.2e5, ramp_time=3
     2 m above the waterline, radii of gyration 0.35 B, 0.27 L, 0.28 L; cargo a 20 x 12 x 10 m
     block lifted to 20 m above the water on 60 m ropes of EA = 1.2 GN each (0.4 % static
     strain); soft horizontal mooring (surge and sway period about 100 s) so that the barge
-    does not drift. Returns ``(System, q0)`` with q0 a guess for the static equilibrium.
+    does not drift. ``hydrostatics = "nonlinear"``: the still-water pressure integrated over the
+    closed box hull (depth ``hull_depth`` m keel to deck, the paper's hull depth not being given;
+    panels of ``hull_panel_size`` m, exact for a box in still water at any size) instead of the
+    linear restoring. Returns ``(System, q0)`` with q0 a guess for the static equilibrium.
     """
     import jax.numpy as jnp
 
@@ -172,8 +176,13 @@ def floating_crane(waves=None, *, rope_EA=1.2e9, rope_damping=1.2e5, ramp_time=3
     b.add_body("cargo", body=Body(m_cargo, (0.0, 0.0, 0.0), cargo_I), joint=Free(), joint_name="cargo")
     model = b.build()
     hd = hydro if hydro is not None else read_capytaine(crane_barge_hydro_path())
+    hulls = None
+    if hydrostatics == "nonlinear":
+        from .hydro.hull import box_hull
+
+        hulls = (box_hull(L, B, hull_depth, 3.56, panel_size=hull_panel_size, name="crane barge"),)
     hb = HydroBody.create(model, hd, bodies=("barge",), ramp_time=ramp_time,
-                          linear_damping=np.diag([0, 0, 0, 0.05 * 2 * 1.3e9, 0, 0]))
+                          linear_damping=np.diag([0, 0, 0, 0.05 * 2 * 1.3e9, 0, 0]), hydrostatics=hydrostatics, hulls=hulls)
     tip_local = {1: np.array([30.0, -6.0, 77.0]), 2: np.array([30.0, 6.0, 77.0])}  # tip - foot
     ropes = tuple(
         WireRope(name=f"hoist{k}", body_a=f"boom{k}", point_a=jnp.asarray(tip_local[k]), body_b="cargo",
