@@ -49,6 +49,24 @@ def test_float32_system_stays_float32():
     """Every library force element (the controllers are covered by test_optim's float32 run)."""
     sea = SeaState(spectrum=JONSWAP(3.0, 9.0), n_frequencies=20, mean_direction=jnp.asarray(0.3))
     system, q0 = _floating_crane_with_every_element(sea)
+    _check_float32(system, q0)
+
+
+def test_float32_nonlinear_hydrostatics_and_froude_krylov_stay_float32():
+    """The pressure integration over the wetted hull (its clipping, the wave's pressure and the
+    linear Froude-Krylov force taken out of the excitation)."""
+    from jaxmbd.hydro import HydroBody
+    from jaxmbd.hydro.hull import box_hull
+
+    sea = SeaState(spectrum=JONSWAP(3.0, 9.0), n_frequencies=20, mean_direction=jnp.asarray(0.3))
+    system, q0 = floating_crane(sea)
+    hb = system.forces[0]
+    nl = HydroBody.create(system.model, hb.hydro, bodies=hb.bodies, ramp_time=30.0, hydrostatics="nonlinear",
+                          froude_krylov="nonlinear", hulls=(box_hull(110.0, 46.0, 9.0, 3.56, panel_size=8.0),))
+    _check_float32(System(system.model, (nl,) + system.forces[1:], waves=sea, name="crane_nonlinear"), q0)
+
+
+def _check_float32(system, q0):
     waves = system.waves.realise(jax.random.key(1))  # float64, as simulate draws them
     rng = np.random.default_rng(0)
     v = 0.05 * rng.standard_normal(system.model.nv)
