@@ -27,7 +27,7 @@ def component_labels(name: str, n: int) -> tuple[str, list[str]]:
     of a 3-vector, else indices."""
     var = name.replace("/", "_")
     leaf = name.rsplit("/", 1)[-1]
-    if n % 6 == 0 and name.split("/")[0] != "joint" and leaf in ("eta", "excitation", "radiation"):
+    if n % 6 == 0 and name.split("/")[0] != "joint" and leaf in ("eta", "excitation", "radiation", "hydrostatic"):
         labels = [f"{_DOFS[k % 6]}{'' if n == 6 else k // 6}" for k in range(n)]
         return ("dof" if n == 6 else f"{var}_dof"), labels
     if n == 6:

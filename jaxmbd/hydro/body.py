@@ -59,8 +59,8 @@ from .. import spatial
 from ..model import Model
 from ..system import Context, Contribution, ForceElement
 from .bem import HydroData
-from .hull import HullMesh
-from .pressure import incident_wave, pressure_loads
+from .hull import HullMesh, posed_corners
+from .pressure import buoyancy, incident_wave, panel_loads, pressure_loads
 from .radiation import RadiationStateSpace, consistent_added_mass_inf, fit_radiation
 from .waves import complex_amplitudes
 
@@ -413,16 +413,16 @@ class HydroBody(ForceElement):
         for k, (b, hull) in enumerate(zip(self.bodies, self.hulls)):
             i = ctx.body_index(b)
             R, p = ctx.R[i], ctx.p[i]
-            verts = p + jnp.asarray(hull.vertices, dtype=dtype) @ R.T
-            z = verts[:, 2]
-            if waves is None:
-                d, head = z, -z
-            else:
+            if waves is None:  # still water: ρ g V through the centre of buoyancy
+                F, M = buoyancy(posed_corners(hull, R, p), p, rho * g)
+            else:  # the wave at each vertex once, then the panels' corners
+                verts = p + jnp.asarray(hull.vertices, dtype=dtype) @ R.T
                 zeta, dyn = incident_wave(waves, verts, ctx.t, self.hydro.water_depth, self._ramp(ctx.t))
-                d, head = z - zeta, dyn - z
-            tri = hull.triangles.indices
-            F, M, _ = pressure_loads(verts[tri], d[tri], (rho * g * head)[tri][..., None], p)
-            F, M = F[0], M[0]
+                tri = hull.triangles.indices.T  # (3, n)
+                corners = verts[tri].transpose(2, 0, 1)
+                d, head = (verts[:, 2] - zeta)[tri], (dyn - verts[:, 2])[tri]
+                F, M, _ = panel_loads(corners, d, (rho * g * head)[None], p)
+                F, M = F[0], M[0]
             body.append(jnp.concatenate([spatial.mtv(R, F), spatial.mtv(R, M)]))
             ref = ctx.point_position(i, self.ref_body[k].astype(dtype))
             world.append(jnp.concatenate([F, M + spatial.cross(p - ref, F)]))

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import equinox as eqx
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from ..errors import JaxmbdError
@@ -83,6 +84,13 @@ class HullMesh(eqx.Module):
         edge whose immersion the stability curve reports."""
         z = np.asarray(self.vertices)[:, 2]
         return np.nonzero(z >= z.max() - tol * max(1.0, np.ptp(z)))[0]
+
+
+def posed_corners(hull: HullMesh, R, p):
+    """The panels' corners (3, 3, n) (coordinate, corner, panel: the panels last, so that the pressure
+    integration is element-wise over them) of ``hull`` placed at rotation ``R`` and translation ``p``."""
+    body = jnp.asarray(hull.vertices, dtype=jnp.result_type(R, p))[hull.triangles.indices.T].transpose(2, 0, 1)
+    return jnp.stack([R[i, 0] * body[0] + R[i, 1] * body[1] + R[i, 2] * body[2] + p[i] for i in range(3)])
 
 
 def checked(vertices, triangles, source: str) -> HullMesh:

@@ -10,88 +10,149 @@ instants when a corner crosses the surface.
 
 The pressure is interpolated linearly over each panel from its corners' values (exact for the
 hydrostatic pressure −ρ g z, which is linear; for the incident wave's pressure, a panel should be
-small against the wavelength, as in any panel method).  Over a triangle of area A, outward unit
-normal n and corners x_i with pressures p_i, the load on the hull is
+small against the wavelength, as in any panel method).  Over a wetted sub-triangle of area A, outward
+unit normal n and corners x_i with pressures p_i, the load on the hull is
 
-    F = −∫ p n dA = −A p̄ n,        M_c = −∫ (x − c) × n p dA = −(A/3 Σ_m p_m (x_m − c)) × n
+    F = −∫ p n dA = −(A/3) Σ p_i n,      M_c = −∫ (x − c) × n p dA = −(∫ p (x − c) dA) × n
 
-with p̄ the mean of the corners' pressures and the sum over the edges' midpoints m (that rule is
-exact for the quadratic integrand (x − c) p).
+with the integrals of the products of the linear shape functions (:func:`pressure_loads`); the
+sub-triangles' areas are fractions of their panel's, products of the edges' cut parameters.
 """
 
 from __future__ import annotations
 
 import jax.numpy as jnp
 
-from .. import spatial
 
-
-def _cut(P, Q, dp, dq):
-    """The point where d = 0 on the edge from P (d = dp ≤ 0) to Q (d = dq > 0), all channels of the
-    corners interpolated; P itself where the edge does not cross."""
+def _fraction(dp, dq):
+    """Where d = 0 on the edge from a corner at height dp ≤ 0 to one at dq > 0, as the fraction of the
+    edge from the first (0 where the edge does not cross)."""
     den = dq - dp
     ok = den > 0
-    t = jnp.where(ok, -dp / jnp.where(ok, den, 1.0), 0.0)
-    return P + t[..., None] * (Q - P)
+    return jnp.where(ok, -dp / jnp.where(ok, den, 1.0), 0.0)
 
 
 def clip_below(X, d):
     """The parts of triangles where d ≤ 0, as two sub-triangles per triangle.
 
-    ``X`` (n, 3, C): the corners with C channels (the position first, then anything that is
-    interpolated linearly over the panel, such as the pressure); ``d`` (n, 3): the corners' height
-    above the surface.  Returns (2, n, 3, C); a sub-triangle that is not needed has coincident
-    corners (zero area)."""
-    order = jnp.argsort(d, axis=1)
-    Xs = jnp.take_along_axis(X, order[..., None], axis=1)
-    ds = jnp.take_along_axis(d, order, axis=1)
-    a, b, c = Xs[:, 0], Xs[:, 1], Xs[:, 2]
-    da, db, dc = ds[:, 0], ds[:, 1], ds[:, 2]
-    pab, pac, pbc = _cut(a, b, da, db), _cut(a, c, da, dc), _cut(b, c, db, dc)
+    ``X`` (C, 3, n): the panels' corners with C channels (the position's three first, then anything
+    interpolated linearly over the panel, such as the pressure), the panels last (structure of
+    arrays: every operation below is element-wise over the panels); ``d`` (3, n): the corners' height
+    above the surface.  Returns two sub-triangles, each a tuple of three corners (C, n), and their
+    areas as fractions of their panel's (n,); a sub-triangle that is not needed has fraction 0.
+
+    With the corners a, b, c by height and t_xy the fraction along the edge from x to y where it
+    crosses: one wet corner gives (a, p_ab, p_ac), t_ab t_ac of the area; two give (a, b, p_bc), t_bc,
+    and (a, p_bc, p_ac), t_ac (1 − t_bc); three the whole triangle."""
+    rank = _ranks(d)
+
+    def corner(r):
+        w = [(rk == r).astype(X.dtype) for rk in rank]
+        return (w[0] * X[:, 0] + w[1] * X[:, 1] + w[2] * X[:, 2]), (w[0] * d[0] + w[1] * d[1] + w[2] * d[2])
+
+    (a, da), (b, db), (c, dc) = corner(0), corner(1), corner(2)
+    return _clip_sorted(a, b, c, da, db, dc)
+
+
+def _ranks(d):
+    """Each corner's rank by height (ties broken by index), as comparisons: no sort, no gather."""
+    d0, d1, d2 = d[0], d[1], d[2]
+    one = jnp.ones_like(d0)
+    return ((d1 < d0) * one + (d2 < d0), (d0 <= d1) * one + (d2 < d1), (d0 <= d2) * one + (d1 <= d2))
+
+
+def _clip_sorted(a, b, c, da, db, dc):
+    t_ab, t_ac, t_bc = _fraction(da, db), _fraction(da, dc), _fraction(db, dc)
+    pab, pac, pbc = (P + t * (Q - P) for P, Q, t in ((a, b, t_ab), (a, c, t_ac), (b, c, t_bc)))
     all_wet, two_wet, one_wet = dc <= 0, (db <= 0) & (dc > 0), (da <= 0) & (db > 0)
+    zero = jnp.zeros_like(da)
+    first_w = jnp.where(all_wet, 1.0, jnp.where(two_wet, t_bc, jnp.where(one_wet, t_ab * t_ac, zero)))
+    second_w = jnp.where(two_wet, t_ac * (1.0 - t_bc), zero)
+    first = (a, jnp.where(one_wet, pab, b), jnp.where(one_wet, pac, jnp.where(two_wet, pbc, c)))
+    second = (a, jnp.where(two_wet, pbc, a), jnp.where(two_wet, pac, a))
+    return (first, first_w), (second, second_w)
 
-    def pick(cases, default):
-        out = default
-        for cond, val in cases:
-            out = jnp.where(cond[:, None, None], val, out)
-        return out
 
-    zero = jnp.stack([a, a, a], 1)
-    first = pick([(one_wet, jnp.stack([a, pab, pac], 1)), (two_wet, jnp.stack([a, b, pbc], 1)),
-                  (all_wet, jnp.stack([a, b, c], 1))], zero)
-    second = pick([(two_wet, jnp.stack([a, pbc, pac], 1))], zero)
-    return jnp.stack([first, second])
+def buoyancy(corners, about, rho_g):
+    """Force (3,) [N] and moment about ``about`` (3,) [N m] of the still water (surface z = 0) on the
+    triangles ``corners`` (3, 3, n) of a closed hull, as ρ g V through the centre of buoyancy: the
+    displaced volume and its centroid by the divergence theorem, as the signed tetrahedra from a
+    point on the waterplane to each wetted sub-triangle (the waterplane itself closes the volume and
+    adds nothing).  The same value as :func:`panel_loads` with p = −ρ g z, for a third of its work."""
+    rank = _ranks(corners[2])
+    # a sub-triangle's corners run by height: its orientation is the panel's times the parity of that order
+    parity = jnp.where((rank[0] - rank[1]) * (rank[1] - rank[2]) * (rank[2] - rank[0]) > 0, 1.0, -1.0)
+    # (r0 − r1)(r1 − r2)(r2 − r0) is +2 for the even orders (0 1 2, 1 2 0, 2 0 1) and −2 for the odd ones
+    origin = jnp.stack([about[0], about[1], jnp.zeros_like(about[2])])
+    X = corners - origin[:, None, None]
+
+    def corner(r):
+        w = [(rk == r).astype(X.dtype) for rk in rank]
+        return w[0] * X[:, 0] + w[1] * X[:, 1] + w[2] * X[:, 2]
+
+    a, b, c = corner(0), corner(1), corner(2)
+    V = jnp.zeros((), X.dtype)
+    moment = jnp.zeros(3, X.dtype)  # ∫ x dV from the origin
+    for (P0, P1, P2), fraction in _clip_sorted(a, b, c, a[2], b[2], c[2]):
+        used = fraction > 0
+        vol = parity * jnp.where(used, jnp.sum(P0 * _cross0(P1[None], P2[None])[0], axis=0), 0.0) / 6.0  # (n,)
+        V = V + jnp.sum(vol)
+        moment = moment + (P0 + P1 + P2) @ vol / 4.0
+    F = jnp.stack([jnp.zeros_like(V), jnp.zeros_like(V), rho_g * V])
+    lever = moment / V + origin - about
+    return F, jnp.stack([lever[1] * F[2], -lever[0] * F[2], jnp.zeros_like(V)])
+
+
+def panel_geometry(corners):
+    """Outward unit normals (3, n) and areas (n,) of triangles whose corners (3, 3, n) (coordinate,
+    corner, panel) run counter-clockwise seen from outside."""
+    a, b, c = corners[:, 0], corners[:, 1], corners[:, 2]
+    nrm = _cross0((b - a)[None], (c - a)[None])[0]
+    norm = jnp.sqrt(jnp.sum(nrm * nrm, axis=0))
+    return nrm / norm, 0.5 * norm
+
+
+def panel_loads(corners, d, p, about):
+    """Force and moment of pressures on the wetted part of triangles, panels last.
+
+    ``corners`` (3, 3, n) [m] (coordinate, corner, panel); ``d`` (3, n) [m]: each corner's height
+    above the free surface; ``p`` (m, 3, n) [Pa]: m pressure fields at the corners (linear over each
+    panel); ``about`` (3,): the moments' point.  Returns F (m, 3) [N] and M (m, 3) [N m] on the hull
+    (the water pushing on it) and the wetted area [m²].
+
+    Over a sub-triangle of area A with corners x_i and pressures p_i, both linear:
+    ∫ p dA = A S_p / 3 and ∫ p (x − c) dA = A/12 (S_p S_x + Σ p_i x_i), with x measured from c and S
+    the sums over the corners (the integrals of products of the linear shape functions)."""
+    n_hat, area = panel_geometry(corners)
+    X = jnp.concatenate([corners - about[:, None, None], p], axis=0)
+    F = M = wetted = 0.0
+    for P, fraction in clip_below(X, d):
+        A = fraction * area  # (n,)
+        x, pk = [Pi[:3] for Pi in P], [Pi[3:] for Pi in P]  # (3, n) and (m, n) per corner
+        Sp, Sx = pk[0] + pk[1] + pk[2], x[0] + x[1] + x[2]
+        px = sum(pi[:, None] * xi[None] for pi, xi in zip(pk, x))  # (m, 3, n)
+        w = A / 12.0
+        F = F - (A / 3.0 * Sp) @ n_hat.T  # (m, 3)
+        integral_px = w * (Sp[:, None] * Sx[None] + px)  # (m, 3, n)
+        M = M - jnp.sum(_cross0(integral_px, n_hat[None]), axis=-1)
+        wetted = wetted + jnp.sum(A)
+    return F, M, wetted
+
+
+def _cross0(a, b):
+    """a × b along the second axis of (m, 3, n) arrays."""
+    return jnp.stack([a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1], a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2],
+                      a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]], axis=1)
+
+
+def pressure_loads(corners, d, p, about):
+    """:func:`panel_loads` with the panels first: ``corners`` (n, 3, 3), ``d`` (n, 3), ``p`` (n, 3, m)."""
+    return panel_loads(jnp.transpose(corners, (2, 1, 0)), d.T, jnp.transpose(p, (2, 1, 0)), about)
 
 
 def unit_normals(corners):
     """Outward unit normals (n, 3) of triangles (n, 3, 3) given counter-clockwise from outside."""
-    a, b, c = corners[:, 0], corners[:, 1], corners[:, 2]
-    nrm = spatial.cross(b - a, c - a)
-    return nrm / jnp.sqrt(jnp.sum(nrm * nrm, axis=-1, keepdims=True))
-
-
-def pressure_loads(corners, d, p, about):
-    """Force and moment of a pressure on the wetted part of triangles.
-
-    ``corners`` (n, 3, 3) [m]; ``d`` (n, 3) [m]: each corner's height above the free surface;
-    ``p`` (n, 3, m) [Pa]: m pressure fields at the corners (linear over each panel); ``about`` (3,):
-    the moments' point.  Returns F (m, 3) [N] and M (m, 3) [N m] on the hull (the water pushing
-    on it) and the wetted area [m²]."""
-    n_hat = unit_normals(corners)
-    X = jnp.concatenate([corners, p], axis=-1)
-    subs = clip_below(X, d)  # (2, n, 3, 3 + m)
-    P = subs[..., :3]
-    e1, e2 = P[:, :, 1] - P[:, :, 0], P[:, :, 2] - P[:, :, 0]
-    area = 0.5 * jnp.abs(jnp.sum(spatial.cross(e1, e2) * n_hat[None], axis=-1))  # (2, n)
-    mids = 0.5 * (subs + jnp.roll(subs, -1, axis=2))  # the edges' midpoints (2, n, 3, C)
-    pm = mids[..., 3:]  # (2, n, 3, m)
-    w = area[..., None] / 3.0  # (2, n, 1)
-    pbar = jnp.sum(pm, axis=2) * w  # (2, n, m): A p̄
-    F = -jnp.einsum("snm,nj->mj", pbar, n_hat)
-    lever = mids[..., :3] - about  # (2, n, 3, 3)
-    s = jnp.einsum("snkm,snkj->snmj", pm, lever) * w[..., None]  # A/3 Σ p_m (x_m − c): (2, n, m, 3)
-    M = -jnp.sum(spatial.cross(s, n_hat[None, :, None, :]), axis=(0, 1))
-    return F, M, jnp.sum(area)
+    return panel_geometry(jnp.transpose(corners, (2, 1, 0)))[0].T
 
 
 def depth_factor(k, z, water_depth):

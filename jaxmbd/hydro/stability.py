@@ -27,18 +27,15 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import spatial
-from .hull import HullMesh
-from .pressure import clip_below, pressure_loads, unit_normals
+from .hull import HullMesh, posed_corners
+from .pressure import buoyancy, clip_below, panel_geometry
 
 
 @eqx.filter_jit
 def still_water_loads(hull: HullMesh, R, p, about, rho: float = 1025.0, g: float = 9.81):
     """Force (3,) [N] and moment about ``about`` (3,) [N m] of the still water (waterline z = 0) on
     ``hull`` placed at rotation ``R`` and translation ``p`` (world = p + R x)."""
-    corners = p + jnp.einsum("ij,nkj->nki", R, jnp.asarray(hull.vertices, dtype=jnp.result_type(R, p))[hull.triangles.indices])
-    z = corners[..., 2]
-    F, M, _ = pressure_loads(corners, z, (-rho * g * z)[..., None], about)
-    return F[0], M[0]
+    return buoyancy(posed_corners(hull, R, p), about, rho * g)
 
 
 def _rotation(heel, trim, axis):
@@ -79,17 +76,19 @@ def displaced_volume(hull: HullMesh, R=None, p=None):
 
 @eqx.filter_jit
 def _volume_integrals(hull, R, p):
-    corners = p + jnp.einsum("ij,nkj->nki", R, jnp.asarray(hull.vertices)[hull.triangles.indices])
-    n_hat = unit_normals(corners)
-    subs = clip_below(corners, corners[..., 2])
-    e1, e2 = subs[:, :, 1] - subs[:, :, 0], subs[:, :, 2] - subs[:, :, 0]
-    area = 0.5 * jnp.abs(jnp.sum(spatial.cross(e1, e2) * n_hat[None], axis=-1))  # (2, n)
-    mids = 0.5 * (subs + jnp.roll(subs, -1, axis=2))
-    def integral(f):  # ∫ f dA over each panel's wetted part (n,)
-        return jnp.sum(area * jnp.mean(f, axis=2), axis=0)
+    corners = posed_corners(hull, R, p)
+    n_hat, area = panel_geometry(corners)
+    V = 0.0
+    first = jnp.zeros(3, dtype=corners.dtype)
+    for P, fraction in clip_below(corners, corners[2]):
+        A = fraction * area
+        mids = [0.5 * (P[i] + P[(i + 1) % 3]) for i in range(3)]  # the edges' midpoints: exact for quadratics
 
-    V = jnp.sum(integral(mids[..., 2]) * n_hat[:, 2])
-    first = jnp.stack([jnp.sum(integral(0.5 * mids[..., i] ** 2) * n_hat[:, i]) for i in range(3)])
+        def integral(f):  # ∫ f dA over each panel's wetted part (n,)
+            return A * (f(mids[0]) + f(mids[1]) + f(mids[2])) / 3.0
+
+        V = V + jnp.sum(integral(lambda m: m[2]) * n_hat[2])
+        first = first + jnp.stack([jnp.sum(integral(lambda m, i=i: 0.5 * m[i] ** 2) * n_hat[i]) for i in range(3)])
     return V, first
 
 
