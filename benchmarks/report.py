@@ -12,6 +12,7 @@ SECTIONS = (
     ("simulation.md", "python -m benchmarks.simulation"),
     ("gradients.md", "python studies/tuning/bench.py"),
     ("flexible.md", "python studies/osv_lift/run.py --cost"),
+    ("hydrostatics.md", "python -m benchmarks.hydrostatics"),
     ("versions.md", "python -m benchmarks.versions --base DIR"),
     ("targets.md", None),
 )

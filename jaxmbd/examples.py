@@ -131,7 +131,7 @@ def make_crane_barge_hydro(path=None):
 
 
 def floating_crane(waves=None, *, rope_EA=1.2e9, rope_damping=1.2e5, ramp_time=30.0, hydro=None, hydrostatics="linear",
-                   hull_depth=9.0, hull_panel_size=5.0):
+                   hull_depth=9.0, hull_panel_size=None):
     """Ham et al. (2009)'s floating crane: a crane barge of 18,000 t with its ballast (hull 110 x 46 m,
     3.56 m draught), two booms on fixed joints, and a 1,000 t cargo on two hoist ropes from the
     boom tips (the closed loop of the paper, cut into two rope elements).
@@ -143,8 +143,8 @@ def floating_crane(waves=None, *, rope_EA=1.2e9, rope_damping=1.2e5, ramp_time=3
     strain); soft horizontal mooring (surge and sway period about 100 s) so that the barge
     does not drift. ``hydrostatics = "nonlinear"``: the still-water pressure integrated over the
     closed box hull (depth ``hull_depth`` m keel to deck, the paper's hull depth not being given;
-    panels of ``hull_panel_size`` m, exact for a box in still water at any size) instead of the
-    linear restoring. Returns ``(System, q0)`` with q0 a guess for the static equilibrium.
+    panels of ``hull_panel_size`` m, default one rectangle per face: the integration is exact for a
+    box in still water at any panel size) instead of the linear restoring. Returns ``(System, q0)`` with q0 a guess for the static equilibrium.
     """
     import jax.numpy as jnp
 
@@ -180,7 +180,8 @@ def floating_crane(waves=None, *, rope_EA=1.2e9, rope_damping=1.2e5, ramp_time=3
     if hydrostatics == "nonlinear":
         from .hydro.hull import box_hull
 
-        hulls = (box_hull(L, B, hull_depth, 3.56, panel_size=hull_panel_size, name="crane barge"),)
+        size = max(L, B, hull_depth) if hull_panel_size is None else hull_panel_size
+        hulls = (box_hull(L, B, hull_depth, 3.56, panel_size=size, name="crane barge"),)
     hb = HydroBody.create(model, hd, bodies=("barge",), ramp_time=ramp_time,
                           linear_damping=np.diag([0, 0, 0, 0.05 * 2 * 1.3e9, 0, 0]), hydrostatics=hydrostatics, hulls=hulls)
     tip_local = {1: np.array([30.0, -6.0, 77.0]), 2: np.array([30.0, 6.0, 77.0])}  # tip - foot

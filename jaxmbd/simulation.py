@@ -536,12 +536,22 @@ def _rest_states(system, q, qf):
     return z
 
 
-def _residual(system, q, qf, mask, params):
-    """[v̇ (masked); q̈_f] at rest (v = 0, q̇_f = 0)."""
+def rest_accelerations(system: System, q, qf=None, mask=None, params=None):
+    """The residual of static equilibrium: [v̇ (times ``mask``, (nv,)); q̈_f] of ``system`` at rest at
+    ``q`` (v = 0, the elements' states at their initial values, the flexible bodies' elastic
+    coordinates at ``qf`` with q̇_f = 0).  Both equilibrium solvers drive it to zero: the robust
+    :func:`static_equilibrium` (least squares, line search) and the differentiable
+    :func:`jaxmbd.optim.rollout.equilibrate` (a fixed number of Newton steps)."""
+    qf = jnp.zeros(sum(k for _, k in _flex_parts(system)), dtype=q.dtype) if qf is None else qf
+    mask = 1.0 if mask is None else mask
     v = jnp.zeros(system.model.nv, dtype=q.dtype)
     z = _rest_states(system, q, qf)
-    _, vdot, zdot = system.rhs(0.0, (q, v, z), (None, None, params))
+    _, vdot, zdot = system.rhs(0.0, (q, v, z), Inputs(params=params))
     return jnp.concatenate([vdot * mask] + [zdot[start + k : start + 2 * k] for start, k in _flex_parts(system)])
+
+
+def _residual(system, q, qf, mask, params):
+    return rest_accelerations(system, q, qf, mask, params)
 
 
 @system_jit

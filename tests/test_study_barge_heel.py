@@ -81,6 +81,6 @@ def test_a_run_past_the_angle_of_vanishing_stability_reports_a_capsize():
     q0 = np.array(loaded.initial_configuration(), float)
     half = math.radians(-50.0) / 2
     q0[3:7] = [math.cos(half), math.sin(half), 0.0, 0.0]
-    res = loaded.run(duration=10.0, q0=q0)
+    res = loaded.run(duration=2.0, q0=q0)
     capsize = [e for e in res.excursions if e.model == "intact stability (capsize)" and e.quantity == "roll of barge"]
     assert len(capsize) == 1 and capsize[0].first_time == 0.0 and capsize[0].extreme > math.radians(50.0)

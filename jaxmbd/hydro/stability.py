@@ -238,18 +238,18 @@ def righting_arm(hull: HullMesh, mass: float, cog, heel_deg=None, *, axis: str =
     heels = np.radians(np.asarray(heel_deg, float))
     options = dict(axis=axis, free_trim=free_trim, rho=float(rho), g=float(g), iterations=int(iterations))
     a = 1e-4  # GM: the curve's slope at zero by central differences at ±a first (error of order a²)
-    sides = []
-    for sign in (1.0, -1.0):
-        side = np.sort(sign * heels[sign * heels >= (0.0 if sign > 0 else 1e-12)]) * sign
-        if len(side) == 0:
-            continue
-        out = _curve(hull, jnp.asarray(float(mass)), jnp.asarray(cog), jnp.asarray(np.concatenate([[a, -a], side])), **options)
-        X, residual, gz = (np.asarray(v)[2:] for v in out)
-        gm = float(np.asarray(out[2])[0] - np.asarray(out[2])[1]) / (2 * a)
-        sides.append((sign, side, X, residual, gz, gm))
-    gm = sides[0][5]
+    # each side from upright outwards, both in one batched scan (padded to a common length by
+    # repeating their last heel)
+    wanted = [(sign, np.sort(sign * heels[sign * heels >= (0.0 if sign > 0 else 1e-12)]) * sign) for sign in (1.0, -1.0)]
+    wanted = [(sign, side) for sign, side in wanted if len(side)]
+    k = max(len(side) for _, side in wanted)
+    batch = np.stack([np.concatenate([[a, -a], side, np.full(k - len(side), side[-1])]) for _, side in wanted])
+    out = [np.asarray(v) for v in _curves(hull, jnp.asarray(float(mass)), jnp.asarray(cog), jnp.asarray(batch), **options)]
+    gm = float(out[2][0, 0] - out[2][0, 1]) / (2 * a)
+    sides = [(sign, side, out[0][j, 2 : 2 + len(side)], out[1][j, 2 : 2 + len(side)], out[2][j, 2 : 2 + len(side)])
+             for j, (sign, side) in enumerate(wanted)]
     summary = []
-    for sign, side, _, _, gz, _ in sides:
+    for sign, side, _, _, gz in sides:
         righting = sign * gz
         i = int(np.argmax(righting))
         summary.append((_vanishing(np.abs(side), righting, sign), float(righting[i]), float(np.degrees(side[i]))))
@@ -268,6 +268,12 @@ def _equilibrium(heel, gz):
         return None
     x = [heel[j] - gz[j] * (heel[j + 1] - heel[j]) / (gz[j + 1] - gz[j]) for j in up]
     return float(np.degrees(min(x, key=abs)))
+
+
+@eqx.filter_jit
+def _curves(hull, mass, cog, heels, *, axis, free_trim, rho, g, iterations):
+    """:func:`_curve` for a batch of heel sequences (n, k)."""
+    return jax.vmap(lambda h: _curve(hull, mass, cog, h, axis=axis, free_trim=free_trim, rho=rho, g=g, iterations=iterations))(heels)
 
 
 @eqx.filter_jit

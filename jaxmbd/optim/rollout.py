@@ -16,7 +16,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..simulation import Integrator, solve
+from ..simulation import Integrator, rest_accelerations, solve
+from ..system import Inputs
 from . import objectives as obj
 
 
@@ -87,11 +88,8 @@ def equilibrate(system, q_guess, *, free=None, n_newton: int = 3, params=None):
     model = system.model
     mask = jnp.ones(model.nv) if free is None else jnp.asarray(free, dtype=float)
 
-    def residual(q):
-        v = jnp.zeros(model.nv, dtype=q.dtype)
-        z = system.initial_states(q, v)
-        _, vdot, _ = system.rhs(0.0, (q, v, z), (None, None, params))
-        return vdot * mask
+    def residual(q):  # the joints' part: elastic coordinates stay at their initial values here
+        return rest_accelerations(system, q, mask=mask, params=params)[: model.nv]
 
     def step(_, q):
         r = residual(q)
@@ -154,7 +152,7 @@ class Problem:
 
     def start_residual(self, system, y0):
         """max |v̇| over the free directions at the state ``y0`` of ``system`` (see :meth:`equilibrium_residual`)."""
-        _, vdot, _ = system.rhs(0.0, y0, (None, None, self.params))
+        _, vdot, _ = system.rhs(0.0, y0, Inputs(params=self.params))
         mask = 1.0 if self.equilibrium_free is None else jnp.asarray(self.equilibrium_free, dtype=vdot.dtype)
         return jnp.max(jnp.abs(vdot * mask))
 
