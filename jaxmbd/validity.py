@@ -13,6 +13,9 @@ its own outputs:
   stays under the waterline and, with ``depth``, the deck's lowest corner above it (heave, roll and
   pitch of the reference point; the wave's own elevation is not counted, so green water in waves
   starts earlier);
+* a hydrodynamic body with non-linear hydrostatics (the pressure on its closed hull's wetted part):
+  roll and pitch within ±15° for its linear radiation and diffraction, and within the angle of
+  vanishing stability of its GZ curve at rest (both sides, the weaker one): beyond, it capsizes;
 * a wire rope (elastic, no bending or fibre dynamics): tension at least 10 % of its value at the
   start (the static load).  Below, DNV-ST-N001 treats the rope as slack: the load is no longer
   carried by the rope, and the snap when it comes tight again needs a rope model with its own
