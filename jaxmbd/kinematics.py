@@ -7,7 +7,7 @@ relative to the world, expressed in the body frame (Pinocchio's LOCAL).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 import numpy as np
@@ -40,31 +40,53 @@ def joint_states(model: Model, q, v=None) -> JointState:
     return JointState(Rs, ps, Ss, qs, vs)
 
 
+class Kinematics(NamedTuple):
+    """The tree's motion at one (q, v), computed once and read by everything that needs it: the force
+    elements (through :class:`jaxmbd.system.Context`), the dynamics, the joint wrenches and the body
+    Jacobians of one right-hand side.
+
+    ``joints``: each body's placement in its parent after its joint, its motion subspace S and its
+    joint's q and v (:class:`JointState`); ``R``, ``p``: world placement of every body frame,
+    (n, 3, 3) and (n, 3); ``twist``: body twists [v; ω] in body frames (n, 6), None without v.
+    Build it with :meth:`compute`; a function that takes one must be given the one of the same
+    (q, v) (the dynamics' derivative rules differentiate through q and v, not through it).
+    """
+
+    joints: JointState
+    R: Any
+    p: Any
+    twist: Any = None
+
+    @classmethod
+    def compute(cls, model: Model, q, v=None) -> Kinematics:
+        js = joint_states(model, q, v)
+        Rw, pw, tw = [], [], []
+        for i, lam in enumerate(model.parents):
+            vJ = None
+            if v is not None:
+                vJ = spatial.mv(js.S[i], js.v[i]) if model.joints[i].nv else jnp.zeros(6, dtype=q.dtype)
+            if lam < 0:
+                Rw.append(js.R[i])
+                pw.append(js.p[i])
+                tw.append(vJ)
+            else:
+                R, p = spatial.compose(Rw[lam], pw[lam], js.R[i], js.p[i])
+                Rw.append(R)
+                pw.append(p)
+                if v is not None:
+                    tw.append(spatial.inv_act_motion(js.R[i], js.p[i], tw[lam]) + vJ)  # v_i = ⁱX_λ v_λ + S_i q̇_i
+        return cls(js, jnp.stack(Rw), jnp.stack(pw), None if v is None else jnp.stack(tw))
+
+
 def forward_kinematics(model: Model, q):
     """World placement of every body frame: ``(R, p)`` with shapes (n, 3, 3), (n, 3)."""
-    js = joint_states(model, q)
-    Rw, pw = [], []
-    for i, lam in enumerate(model.parents):
-        if lam < 0:
-            Rw.append(js.R[i])
-            pw.append(js.p[i])
-        else:
-            R, p = spatial.compose(Rw[lam], pw[lam], js.R[i], js.p[i])
-            Rw.append(R)
-            pw.append(p)
-    return jnp.stack(Rw), jnp.stack(pw)
+    kin = Kinematics.compute(model, q)
+    return kin.R, kin.p
 
 
 def body_twists(model: Model, q, v):
     """Body twists (n, 6): velocity of each body frame, expressed in it."""
-    js = joint_states(model, q, v)
-    out = []
-    for i, lam in enumerate(model.parents):
-        vJ = js.S[i] @ js.v[i]
-        if lam >= 0:
-            vJ = vJ + spatial.inv_act_motion(js.R[i], js.p[i], out[lam])
-        out.append(vJ)
-    return jnp.stack(out)
+    return Kinematics.compute(model, q, v).twist
 
 
 def body_pose(model: Model, q, body: str):
@@ -82,15 +104,16 @@ def point_position(model: Model, q, body: str, point):
 
 def point_velocity(model: Model, q, v, body: str, point):
     """World velocity of a point given in a body's frame."""
-    Rw, _ = forward_kinematics(model, q)
+    kin = Kinematics.compute(model, q, v)
     i = model.index(body)
-    tw = body_twists(model, q, v)[i]
-    return Rw[i] @ (tw[:3] + spatial.cross(tw[3:], jnp.asarray(point)))
+    tw = kin.twist[i]
+    return kin.R[i] @ (tw[:3] + spatial.cross(tw[3:], jnp.asarray(point)))
 
 
-def body_jacobian(model: Model, q, body: str):
-    """J (6, nv) with body twist = J v, in the body frame (Pinocchio's LOCAL Jacobian)."""
-    js = joint_states(model, q)
+def body_jacobian(model: Model, q, body: str, kinematics: Kinematics | None = None):
+    """J (6, nv) with body twist = J v, in the body frame (Pinocchio's LOCAL Jacobian);
+    ``kinematics``: the :class:`Kinematics` of this q, if the caller has it."""
+    js = joint_states(model, q) if kinematics is None else kinematics.joints
     i = model.index(body)
     J = jnp.zeros((6, model.nv), dtype=jnp.result_type(q, float))
     # walk from the body to the root, carrying the transform from each joint's frame into body i

@@ -23,29 +23,40 @@ import jax.numpy as jnp
 
 from . import spatial
 from .dynamics import bias_accelerations, forward_dynamics
-from .kinematics import joint_states
+from .kinematics import Kinematics
 from .model import Model
 
 
 class Context(NamedTuple):
     """What a force element may read at one instant.
 
-    ``R``, ``p``: world placement of every body frame, (n, 3, 3) and (n, 3);
-    ``twist``: body twists [v; ω] in body frames, (n, 6); ``waves``: the wave
-    realisation of this run (or None); ``params``: run-time parameters (a
-    pytree the caller may differentiate, e.g. controller set points).
+    ``kin``: the tree's :class:`~jaxmbd.kinematics.Kinematics` at (q, v), computed once per
+    right-hand side and shared with the dynamics and the joint wrenches; its world placements and
+    twists read as ``R``, ``p`` ((n, 3, 3), (n, 3)) and ``twist`` (body twists [v; ω] in body
+    frames, (n, 6)); ``waves``: the wave realisation of this run (or None); ``params``: run-time
+    parameters (a pytree the caller may differentiate, e.g. controller set points).
     """
 
     t: Any
     q: Any
     v: Any
-    R: Any
-    p: Any
-    twist: Any
+    kin: Kinematics
     model: Model
     waves: Any = None
     params: Any = None
     prepared: Any = None
+
+    @property
+    def R(self):
+        return self.kin.R
+
+    @property
+    def p(self):
+        return self.kin.p
+
+    @property
+    def twist(self):
+        return self.kin.twist
 
     def point_position(self, body: int, point):
         """World position of a point given in body coordinates."""
@@ -287,21 +298,7 @@ class System(eqx.Module):
         return Inputs(waves, self.prepare(waves), params)
 
     def context(self, t, q, v, waves=None, params=None, prepared=None) -> Context:
-        model = self.model
-        js = joint_states(model, q, v)
-        Rw, pw, tw = [], [], []
-        for i, lam in enumerate(model.parents):
-            vJ = spatial.mv(js.S[i], js.v[i]) if model.joints[i].nv else jnp.zeros(6, dtype=q.dtype)
-            if lam < 0:
-                Rw.append(js.R[i])
-                pw.append(js.p[i])
-                tw.append(vJ)
-            else:
-                R, p = spatial.compose(Rw[lam], pw[lam], js.R[i], js.p[i])
-                Rw.append(R)
-                pw.append(p)
-                tw.append(spatial.inv_act_motion(js.R[i], js.p[i], tw[lam]) + vJ)
-        return Context(t, q, v, jnp.stack(Rw), jnp.stack(pw), jnp.stack(tw), model, waves, params, prepared)
+        return Context(t, q, v, Kinematics.compute(self.model, q, v), self.model, waves, params, prepared)
 
     def loads(self, t, q, v, z, forcing=None):
         """Sum of all elements' contributions: (f_ext (n, 6), tau (nv,), zdot (n_states,), ctx)."""
@@ -350,8 +347,8 @@ class System(eqx.Module):
             return self._flexible_accelerations(ctx, z, f_ext, tau, zdot)
         coupled = self.coupled_inertia(ctx)
         if coupled:
-            return _coupled_forward_dynamics(self.model, q, v, tau, f_ext, self.extra_inertia(ctx), coupled), zdot
-        return forward_dynamics(self.model, q, v, tau, f_ext, self.extra_inertia(ctx)), zdot
+            return _coupled_forward_dynamics(self.model, ctx, tau, f_ext, self.extra_inertia(ctx), coupled), zdot
+        return forward_dynamics(self.model, q, v, tau, f_ext, self.extra_inertia(ctx), kinematics=ctx.kin), zdot
 
     def _flexible_accelerations(self, ctx, z, f_ext, tau, zdot):
         """Joint and elastic accelerations of a tree carrying flexible bodies.
@@ -372,17 +369,17 @@ class System(eqx.Module):
         from .dynamics import inverse_dynamics, mass_matrix
         from .kinematics import body_jacobian
 
-        model, q, v = self.model, ctx.q, ctx.v
+        model, q, v, kin = self.model, ctx.q, ctx.v, ctx.kin
         extra = self.extra_inertia(ctx)
-        M = mass_matrix(model, q, extra)
-        b = tau - inverse_dynamics(model, q, v, jnp.zeros_like(v), f_ext, extra)
-        abias = bias_accelerations(model, q, v)
+        M = mass_matrix(model, q, extra, kin)
+        b = tau - inverse_dynamics(model, q, v, jnp.zeros_like(v), f_ext, extra, kin)
+        abias = bias_accelerations(model, q, v, kin)
         rows, cols, rhs_f, sizes = [], [], [], []
         slices = self.state_slices()
         flex = [(f, s) for f, s in zip(self.forces, slices) if f.n_flex]
         for f, s in flex:
             i = model.index(f.body)
-            J = body_jacobian(model, q, f.body)
+            J = body_jacobian(model, q, f.body, kin)
             Mf, Q = f.flexible_terms(ctx, z[s])
             Mrr, Mrf, Mff = Mf[:6, :6], Mf[:6, 6:], Mf[6:, 6:]
             M = M + J.T @ Mrr @ J
@@ -447,13 +444,13 @@ class System(eqx.Module):
         if joints:
             from .dynamics import joint_wrenches
 
-            W = joint_wrenches(self.model, q, v, vdot, f_ext, self.extra_inertia(ctx))
+            W = joint_wrenches(self.model, q, v, vdot, f_ext, self.extra_inertia(ctx), kinematics=ctx.kin)
             for name in self.report_joints:
                 out[f"joint/{name}/wrench"] = W[self.model.index(name)]
         return out
 
 
-def _coupled_forward_dynamics(model, q, v, tau, f_ext, extra, coupled):
+def _coupled_forward_dynamics(model, ctx, tau, f_ext, extra, coupled):
     """v̇ from (M + Σ J_iᵀ E_ij J_j) v̇ = τ + Jᵀ f_ext − h − Σ J_iᵀ E_ij J̇_j v: the body accelerations
     a_j = J_j v̇ + J̇_j v of the coupling blocks f_i = −E_ij a_j, the diagonal ones (``extra``) inside
     M and the inverse dynamics."""
@@ -462,12 +459,13 @@ def _coupled_forward_dynamics(model, q, v, tau, f_ext, extra, coupled):
     from .dynamics import inverse_dynamics, mass_matrix
     from .kinematics import body_jacobian
 
-    M = mass_matrix(model, q, extra)
-    rhs = tau - inverse_dynamics(model, q, v, jnp.zeros_like(v), f_ext, extra)
-    abias = bias_accelerations(model, q, v)
+    q, v, kin = ctx.q, ctx.v, ctx.kin
+    M = mass_matrix(model, q, extra, kin)
+    rhs = tau - inverse_dynamics(model, q, v, jnp.zeros_like(v), f_ext, extra, kin)
+    abias = bias_accelerations(model, q, v, kin)
     for i, j, blk in coupled:
-        Ji = body_jacobian(model, q, model.body_names[i])
-        Jj = body_jacobian(model, q, model.body_names[j])
+        Ji = body_jacobian(model, q, model.body_names[i], kin)
+        Jj = body_jacobian(model, q, model.body_names[j], kin)
         M = M + Ji.T @ blk @ Jj
         rhs = rhs - Ji.T @ (blk @ abias[j])
     return cho_solve(cho_factor(M), rhs)

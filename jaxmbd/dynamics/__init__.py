@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 
 from .._xla import forward_jit
+from ..kinematics import Kinematics
 from ..model import Model
 from ..shapes import BodyInertias as Inertias
 from ..shapes import BodyWrenches as Wrenches
@@ -46,27 +47,30 @@ __all__ = [
 
 
 def forward_dynamics(model: Model, q: Q, v: V, tau: V, f_ext: Wrenches | None = None, extra_inertia: Inertias | None = None, *,
-                     options: DynamicsOptions = DEFAULT_OPTIONS) -> V:
+                     options: DynamicsOptions = DEFAULT_OPTIONS, kinematics: Kinematics | None = None) -> V:
     """Joint accelerations v̇ by the articulated-body algorithm, O(n).
 
     Solves M(q) v̇ + h(q, v) = τ + Σ Jᵢᵀ f_ext,i, with M including ``extra_inertia`` (n, 6, 6), an
     inertia without weight (added mass); ``f_ext`` (n, 6) body-frame wrenches about the body origins.
     The value is RBDA Table 7.1's (:func:`.reference.aba`); ``options`` chooses how it is evaluated
-    and differentiated (:class:`DynamicsOptions`), never what it is.
+    and differentiated (:class:`DynamicsOptions`), never what it is.  ``kinematics``: the
+    :class:`~jaxmbd.kinematics.Kinematics` of (q, v) if the caller has computed it (a right-hand side
+    whose force elements read it), so that the joint placements are not computed again.
     """
     if dense.applies(model, options):
-        return dense.forward_dynamics(model, q, v, tau, f_ext, extra_inertia, options)
-    return articulated.forward_dynamics(model, q, v, tau, f_ext, extra_inertia, options)
+        return dense.forward_dynamics(model, q, v, tau, f_ext, extra_inertia, options, kinematics)
+    return articulated.forward_dynamics(model, q, v, tau, f_ext, extra_inertia, options, kinematics)
 
 
-def inverse_dynamics(model: Model, q: Q, v: V, vdot: V, f_ext: Wrenches | None = None, extra_inertia: Inertias | None = None) -> V:
+def inverse_dynamics(model: Model, q: Q, v: V, vdot: V, f_ext: Wrenches | None = None, extra_inertia: Inertias | None = None,
+                     kinematics: Kinematics | None = None) -> V:
     """Joint forces τ = M(q) v̇ + h(q, v) − Σ Jᵢᵀ f_ext,i by the recursive Newton-Euler algorithm."""
-    return rnea(model, q, v, vdot, f_ext, extra_inertia)
+    return rnea(model, q, v, vdot, f_ext, extra_inertia, kinematics)
 
 
-def mass_matrix(model: Model, q: Q, extra_inertia: Inertias | None = None) -> JointSpaceMatrix:
+def mass_matrix(model: Model, q: Q, extra_inertia: Inertias | None = None, kinematics: Kinematics | None = None) -> JointSpaceMatrix:
     """Joint-space inertia M(q) by the composite-rigid-body algorithm (RBDA Table 6.2)."""
-    return crba(model, q, extra_inertia)
+    return crba(model, q, extra_inertia, kinematics)
 
 
 def nonlinear_effects(model: Model, q: Q, v: V, f_ext: Wrenches | None = None) -> V:

@@ -70,12 +70,13 @@ class _Bodies:
         self.qdd = {}  # first body of a segment -> its q̈
 
 
-def forward_dynamics(model: Model, q, v, tau, f_ext, extra_inertia, options: DynamicsOptions):
-    """Joint accelerations v̇ (see :func:`.reference.aba` for the arguments)."""
+def forward_dynamics(model: Model, q, v, tau, f_ext, extra_inertia, options: DynamicsOptions, kinematics=None):
+    """Joint accelerations v̇ (see :func:`.reference.aba` for the arguments; ``kinematics``: the
+    :class:`~jaxmbd.kinematics.Kinematics` of (q, v), whose joint placements it then reads)."""
     dtype = jnp.result_type(model.inertia.dtype, q, v)
     plan = _plan(model, dtype, options)
     b = _Bodies(model.n_bodies)
-    _joint_motions(model, q, v, plan, b, dtype)
+    _joint_motions(model, q, v, plan, b, dtype, None if kinematics is None else kinematics.joints)
     _velocity_pass(model, q, v, f_ext, plan, b, dtype, options)
     _bias_of_single_bodies(model, plan, f_ext, b)
     for _, e in plan.segs:  # a single body, or the last body of a run (the others are in the scan)
@@ -154,14 +155,18 @@ def _joint_twist(j, S, qi, vi, dtype):
     return vJ, (j.bias(qi, vi) if j.nv else jnp.zeros_like(vJ))
 
 
-def _joint_motions(model: Model, q, v, plan: _Plan, b: _Bodies, dtype):
+def _joint_motions(model: Model, q, v, plan: _Plan, b: _Bodies, dtype, joints=None):
     """Placements, motion subspaces and joint twists of the single bodies (independent of each
-    other), and ᴾX*_C = [[R, 0], [p̂R, R]] of those below a parent, built in one batch."""
+    other), and ᴾX*_C = [[R, 0], [p̂R, R]] of those below a parent, built in one batch; the
+    placements and subspaces from ``joints`` (a :class:`~jaxmbd.kinematics.JointState`) if given."""
     for i in plan.single:
         j = model.joints[i]
         qi, vi = q[model.q_slice(i)], v[model.v_slice(i)]
-        b.R[i], b.p[i] = j.placed_transform(model.placement_R[i], model.placement_p[i], qi)
-        b.S[i] = j.motion_subspace(qi)
+        if joints is None:
+            b.R[i], b.p[i] = j.placed_transform(model.placement_R[i], model.placement_p[i], qi)
+            b.S[i] = j.motion_subspace(qi)
+        else:
+            b.R[i], b.p[i], b.S[i] = joints.R[i], joints.p[i], joints.S[i]
         b.vJ[i], b.cJ[i] = _joint_twist(j, b.S[i], qi, vi, dtype)
     if plan.below:
         Xs = spatial.force_matrix(jnp.stack([b.R[i] for i in plan.below]), jnp.stack([b.p[i] for i in plan.below]))

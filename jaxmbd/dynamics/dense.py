@@ -38,16 +38,22 @@ def applies(model: Model, options: DynamicsOptions) -> bool:
 @functools.lru_cache(maxsize=None)
 def _rule(options: DynamicsOptions):
     @jax.custom_jvp
-    def fd(model, q, v, tau, f_ext, extra_inertia):
-        return articulated.forward_dynamics(model, q, v, tau, f_ext, extra_inertia, options)
+    def fd(model, q, v, tau, f_ext, extra_inertia, kinematics):
+        return articulated.forward_dynamics(model, q, v, tau, f_ext, extra_inertia, options, kinematics)
 
-    fd.defjvp(_jvp, symbolic_zeros=True)
+    fd.defjvp(_jvp_with_kinematics, symbolic_zeros=True)
     return fd
 
 
-def forward_dynamics(model: Model, q, v, tau, f_ext, extra_inertia, options: DynamicsOptions):
+def forward_dynamics(model: Model, q, v, tau, f_ext, extra_inertia, options: DynamicsOptions, kinematics=None):
     """v̇ by the tuned ABA, differentiated through the mass matrix."""
-    return _rule(options)(model, q, v, tau, f_ext, extra_inertia)
+    return _rule(options)(model, q, v, tau, f_ext, extra_inertia, kinematics)
+
+
+def _jvp_with_kinematics(primals, tangents):
+    # the kinematics are those of (q, v): the rule differentiates through q and v, so the kinematics'
+    # own tangents (the same motion again) are not added a second time
+    return _jvp(primals[:-1], tangents[:-1])
 
 
 def dense_solve(model: Model, q, v, tau, f_ext=None, extra_inertia=None):

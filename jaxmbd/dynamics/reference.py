@@ -42,10 +42,11 @@ def _joint_motion(model: Model, js, i: int):
     return S, vJ, cJ
 
 
-def velocities(model: Model, q, v):
+def velocities(model: Model, q, v, kinematics=None):
     """Body twists v_i and velocity-product accelerations c_i = c_J + v_i × v_J (RBDA Table 7.1,
-    first loop), and gravity in body axes ⁱR₀ g: three lists, one entry per body."""
-    js = joint_states(model, q, v)
+    first loop), and gravity in body axes ⁱR₀ g: three lists, one entry per body.  ``kinematics``:
+    the :class:`~jaxmbd.kinematics.Kinematics` of (q, v), whose joint placements it then reads."""
+    js = joint_states(model, q, v) if kinematics is None else kinematics.joints
     vel, c, gb = [], [], []
     for i, lam in enumerate(model.parents):
         _, vJ, cJ = _joint_motion(model, js, i)
@@ -66,13 +67,13 @@ def _bias_wrench(model: Model, i: int, vel_i, gb_i, f_ext):
     return p if f_ext is None else p - f_ext[i]
 
 
-def aba(model: Model, q, v, tau, f_ext=None, extra_inertia=None):
+def aba(model: Model, q, v, tau, f_ext=None, extra_inertia=None, kinematics=None):
     """Joint accelerations v̇ by the articulated-body algorithm, RBDA Table 7.1.
 
     Solves M(q) v̇ + h(q, v) = τ + Σ Jᵢᵀ f_ext,i, with M including ``extra_inertia``.
     """
     n = model.n_bodies
-    js, vel, c, gb = velocities(model, q, v)
+    js, vel, c, gb = velocities(model, q, v, kinematics)
     IA = [_inertia(model, i, extra_inertia) for i in range(n)]  # I^A_i = I_i
     pA = [_bias_wrench(model, i, vel[i], gb[i], f_ext) for i in range(n)]  # p^A_i = v_i ×* I_i v_i − ...
     U, Dinv, u = [None] * n, [None] * n, [None] * n
@@ -97,10 +98,10 @@ def aba(model: Model, q, v, tau, f_ext=None, extra_inertia=None):
     return jnp.concatenate(qdd)
 
 
-def body_wrenches(model: Model, q, v, vdot, f_ext=None, extra_inertia=None):
+def body_wrenches(model: Model, q, v, vdot, f_ext=None, extra_inertia=None, kinematics=None):
     """The wrench each body's joint transmits, by the recursive Newton-Euler algorithm, RBDA Table 5.1:
     body accelerations root to leaves, then the body forces summed leaves to root (list, body frames)."""
-    js, vel, c, gb = velocities(model, q, v)
+    js, vel, c, gb = velocities(model, q, v, kinematics)
     a, f = [], []
     for i, lam in enumerate(model.parents):
         a_i = c[i] if lam < 0 else spatial.inv_act_motion(js.R[i], js.p[i], a[lam]) + c[i]
@@ -114,26 +115,26 @@ def body_wrenches(model: Model, q, v, vdot, f_ext=None, extra_inertia=None):
     return js, f
 
 
-def rnea(model: Model, q, v, vdot, f_ext=None, extra_inertia=None):
+def rnea(model: Model, q, v, vdot, f_ext=None, extra_inertia=None, kinematics=None):
     """Joint forces τ = M(q) v̇ + h(q, v) − Σ Jᵢᵀ f_ext,i: τ_i = S_iᵀ f_i (RBDA Table 5.1)."""
-    js, f = body_wrenches(model, q, v, vdot, f_ext, extra_inertia)
+    js, f = body_wrenches(model, q, v, vdot, f_ext, extra_inertia, kinematics)
     taus = [js.S[i].T @ f[i] for i, j in enumerate(model.joints) if j.nv]
     return jnp.concatenate(taus) if taus else jnp.zeros(0, dtype=model.inertia.dtype)
 
 
 def joint_wrenches(model: Model, q: Configuration, v: Velocity, vdot: Velocity, f_ext: BodyWrenches | None = None,
-                   extra_inertia: BodyInertias | None = None) -> BodyWrenches:
+                   extra_inertia: BodyInertias | None = None, kinematics=None) -> BodyWrenches:
     """Wrench (n, 6) the parent exerts on each body through its joint, in the body's frame.
 
     Its projection on the motion subspace is the joint force Sᵀ f; the rest is the constraint
     reaction the joint carries.
     """
-    return jnp.stack(body_wrenches(model, q, v, vdot, f_ext, extra_inertia)[1])
+    return jnp.stack(body_wrenches(model, q, v, vdot, f_ext, extra_inertia, kinematics)[1])
 
 
-def crba(model: Model, q, extra_inertia=None):
+def crba(model: Model, q, extra_inertia=None, kinematics=None):
     """Joint-space inertia M(q) by the composite-rigid-body algorithm, RBDA Table 6.2."""
-    js = joint_states(model, q)
+    js = joint_states(model, q) if kinematics is None else kinematics.joints
     n = model.n_bodies
     Ic = [_inertia(model, i, extra_inertia) for i in range(n)]  # I^c_i = I_i
     for i in reversed(range(n)):
@@ -159,10 +160,10 @@ def crba(model: Model, q, extra_inertia=None):
     return M
 
 
-def bias_accelerations(model: Model, q, v):
+def bias_accelerations(model: Model, q, v, kinematics=None):
     """J̇ v for every body (n, 6): body-frame spatial accelerations at v̇ = 0 without gravity
     (RBDA Table 5.1's first loop with q̈ = 0)."""
-    js, _, c, _ = velocities(model, q, v)
+    js, _, c, _ = velocities(model, q, v, kinematics)
     a = []
     for i, lam in enumerate(model.parents):
         a.append(c[i] if lam < 0 else spatial.inv_act_motion(js.R[i], js.p[i], a[lam]) + c[i])
