@@ -11,7 +11,7 @@ _on_import()  # before JAX starts its CPU backend
 
 __version__ = "0.1.0"
 
-from . import hydro, joints, spatial  # noqa: E402
+from . import flex, hydro, joints, spatial  # noqa: E402  (flex registers the flexible beam)
 from ._xla import FORWARD_JIT_OPTIONS  # noqa: E402
 from .config import configure  # noqa: E402
 from .dynamics import (  # noqa: E402
@@ -50,7 +50,7 @@ __all__ = [
     "System", "Inputs", "ForceElement", "Context", "Contribution",
     "Integrator", "Result", "Solution", "simulate", "solve", "static_equilibrium", "LoadedSystem", "load_system",
     # subpackages
-    "spatial", "joints", "hydro",
+    "spatial", "joints", "hydro", "flex",
 ]
 
 

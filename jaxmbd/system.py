@@ -145,6 +145,11 @@ class ForceElement(eqx.Module):
     name: eqx.AbstractVar[str]
     kind: ClassVar[str | None] = None
     section: ClassVar[str] = "forces"
+    file_form: ClassVar[type | None] = None
+    """None: a system file gives the element's own declared fields.  Otherwise a class whose declared
+    fields (:mod:`jaxmbd.fields`) are what a file gives, and whose ``build()`` returns the element: for
+    an element built from a description rather than stored as written (a flexible beam from its
+    section properties)."""
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

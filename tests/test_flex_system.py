@@ -1,6 +1,7 @@
 """A flexible beam inside a system: the coupled joint/elastic solve against statics and a rigid pendulum."""
 
 import jax.numpy as jnp
+import pytest
 import numpy as np
 
 import jaxmbd as mbd
@@ -81,3 +82,80 @@ def test_flexible_pendulum_swings_like_the_rigid_one():
     # rigid rod pivoted at its end, amplitude 0.2 rad: T0 (1 + θ0²/16 + ...)
     T0 = 2 * np.pi * np.sqrt(2 * L / (3 * 9.81)) * (1 + 0.2**2 / 16 + 11 * 0.2**4 / 3072)
     assert abs(T / T0 - 1) < 2e-3, (T, T0)
+
+
+_BOOM_FILE = """
+name = "cantilever"
+[[bodies]]
+name = "frame"
+joint = "fixed"
+mass = 0.0
+[[forces]]
+kind = "flexible_beam"
+name = "boom"
+body = "frame"
+end = [10.0, 0.0, 0.0]
+elements = 10
+E = 210e9
+G = 80.77e9
+A = 0.01
+Iy = 8.33e-6
+Iz = 8.33e-6
+J = 1.666e-5
+density = 7850.0
+modes = 6
+ROPE
+[simulation]
+duration = 0.2
+save_dt = 0.1
+"""
+
+
+def test_a_flexible_beam_is_read_from_a_system_file(tmp_path):
+    """``kind = "flexible_beam"``: the element the file builds has the same beam as the one built in
+    Python (mass and stiffness arrays to 1e-12 relative), rests at the cantilever's qL⁴/(8EI) within
+    0.1 % (six modes, as above), and a rope from its tip to the world carries the load it is given."""
+    from jaxmbd.flex.element import FlexibleBeamElement
+
+    path = tmp_path / "boom.toml"
+    path.write_text(_BOOM_FILE.replace("ROPE", ""))
+    loaded = mbd.load_system(path)
+    el = loaded.system.forces[0]
+    assert isinstance(el, FlexibleBeamElement) and el.n_flex == 6
+    ref = flexible_body(BeamMesh.straight((0, 0, 0), (L, 0, 0), 10, E=210e9, G=80.77e9, A=A, Iy=I, Iz=I, J=1.666e-5, rho=RHO),
+                        {0: "clamped"}, n_modes=6)
+    for name in ("mass", "M_ff", "K", "basis"):
+        a, b = np.asarray(getattr(el.beam, name)), np.asarray(getattr(ref, name))
+        assert np.max(np.abs(a - b)) <= 1e-12 * np.max(np.abs(b)), name
+    q, z = mbd.static_equilibrium(loaded.system, tol=1e-10, return_states=True)
+    tip = loaded.system.outputs(0.0, (q, jnp.zeros(0), z))["boom/tip_deflection"][2]
+    assert abs(tip / (-RHO * A * 9.81 * L**4 / (8 * 210e9 * I)) - 1) < 1e-3
+    # the file's run from its static equilibrium starts bent, at rest (it started straight and swung)
+    path.write_text(_BOOM_FILE.replace("ROPE", "").replace("save_dt = 0.1", "save_dt = 0.1\nstatic_equilibrium = true"))
+    ran = mbd.load_system(path).run().outputs["boom/tip_deflection"][:, 2]
+    np.testing.assert_allclose(ran, tip, rtol=1e-6)
+    # a taut rope from the tip down to a world point 1 m below: it carries EA/l times its stretch
+    path.write_text(_BOOM_FILE.replace("ROPE", 'rope_body = "world"\nrope_point = [10.0, 0.0, -1.0]\nrope_EA = 1.0e6\nrope_length = 0.9'))
+    system = mbd.load_system(path).system
+    out = system.outputs(0.0, (jnp.zeros(0), jnp.zeros(0), jnp.zeros(system.n_states)))
+    assert abs(float(out["boom/tension0"]) - 1.0e6 / 0.9 * 0.1) < 1e-6 * 1.0e6 / 9
+
+
+@pytest.mark.parametrize("rope, message", [
+    ("rope_EA = 1.0e6", r"forces\[0\]\.rope_EA: a rope needs `rope_body`"),
+    ('rope_body = "world"\nrope_EA = 1.0e6', r"forces\[0\]\.rope_length: missing \(required with `rope_body`\)"),
+    ("E = -1.0", r"forces\[0\]\.E"),
+    ('root = "welded"', r"forces\[0\]\.root"),
+    ("elements = 0", r"forces\[0\]\.elements: must be at least 1"),
+])
+def test_a_flexible_beam_file_entry_with_a_bad_key_is_one_line(tmp_path, rope, message):
+    path = tmp_path / "boom.toml"
+    text = _BOOM_FILE.replace("ROPE", rope)
+    if rope.startswith("E = "):
+        text = text.replace("E = 210e9\n", "")
+    if rope.startswith("elements"):
+        text = text.replace("elements = 10\n", "")
+    path.write_text(text)
+    with pytest.raises(mbd.SystemFileError, match=message) as err:
+        mbd.load_system(path)
+    assert "\n" not in str(err.value)

@@ -19,7 +19,7 @@ from .beam import (
     rayleigh_coefficients,
     rayleigh_damping,
 )
-from .body import (
+from .body import (  # noqa: I001
     FlexibleBody,
     deformed_nodes,
     elastic_force,
@@ -41,6 +41,7 @@ from .body import (
     quadratic_velocity_force,
     strain_energy,
 )
+from .element import FlexibleBeamElement, FlexibleBeamFile, NodeRope  # noqa: E402  (registers kind "flexible_beam")
 
 __all__ = [
     "BeamMesh", "constrained_dofs", "element_gravity_load", "element_mass", "element_rotation",
@@ -49,5 +50,5 @@ __all__ = [
     "flexible_body", "flexible_body_terms", "generalized_force_at_node", "gravity_force",
     "inertia_tensor", "kinetic_energy", "mass_matrix", "mass_matrix_blocks", "momentum",
     "node_displacement", "node_jacobian", "node_position", "node_velocity", "potential_energy",
-    "quadratic_velocity_force", "strain_energy",
+    "quadratic_velocity_force", "strain_energy", "FlexibleBeamElement", "FlexibleBeamFile", "NodeRope",
 ]

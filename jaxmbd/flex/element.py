@@ -11,13 +11,19 @@ deformed node and on the other body.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import equinox as eqx
+import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .. import spatial
+from ..fields import parameter, setting
 from ..forces.rope import smooth_tension
 from ..system import Context, Contribution, ForceElement
-from .body import FlexibleBody, flexible_body_terms, generalized_force_at_node, node_position, node_velocity, strain_energy
+from .beam import BeamMesh
+from .body import FlexibleBody, flexible_body, flexible_body_terms, generalized_force_at_node, node_position, node_velocity, strain_energy
 
 
 class NodeRope(eqx.Module):
@@ -33,12 +39,78 @@ class NodeRope(eqx.Module):
     transition: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(1.0))
 
 
+class FlexibleBeamFile(eqx.Module):
+    """A straight Euler-Bernoulli beam of equal elements whose floating frame is the frame of a tree
+    body, its first node clamped (or pinned) to that frame: a crane boom on its luffing joint; its
+    elastic coordinates join the state; a hoist rope may hang from one of its nodes.
+
+    Outputs: `tension0` (N, the rope's), `tip_deflection` (m, body axes), `strain_energy` (J)."""
+
+    name: str = setting("string", doc="element name, the prefix of its outputs (`boom/tip_deflection`)")
+    body: str = setting("body", doc="the tree body whose frame is the beam's floating frame")
+    end: jax.Array = parameter(unit="m", shape=(3,), doc="last node, in the body's frame")
+    E: jax.Array = parameter(unit="Pa", bound=(">", 0.0), doc="Young's modulus")
+    G: jax.Array = parameter(unit="Pa", bound=(">", 0.0), doc="shear modulus (torsion, G J)")
+    A: jax.Array = parameter(unit="m²", bound=(">", 0.0), doc="cross-section area")
+    Iy: jax.Array = parameter(unit="m⁴", bound=(">", 0.0), doc="second moment of area about the element's y axis")
+    Iz: jax.Array = parameter(unit="m⁴", bound=(">", 0.0), doc="second moment of area about the element's z axis")
+    J: jax.Array = parameter(unit="m⁴", bound=(">", 0.0), doc="torsion constant")
+    density: jax.Array = parameter(unit="kg/m³", bound=(">", 0.0), doc="material density ρ (mass per length ρ A)")
+    start: jax.Array = parameter(unit="m", shape=(3,), default=np.zeros(3), doc="first node, in the body's frame")
+    elements: int = setting("integer", default=8, doc="number of equal beam elements (at least 1)")
+    y_ref: jax.Array = parameter(unit="", shape=(3,), default=np.array([0.0, 1.0, 0.0]),
+                                 doc="direction fixing the elements' y axis (body frame), not along the beam")
+    root: str = setting("string", default="clamped", choices=("clamped", "pinned"), doc="condition of the first node in the body's frame")
+    modes: int = setting("integer", default=0, doc="modal coordinates kept (0: every free nodal DOF)")
+    rayleigh: jax.Array = parameter(unit="1/s, s", shape=(2,), bound=(">=", 0.0), default=np.zeros(2),
+                                    doc="(α, β) of the damping C = α M + β K")
+    tip_node: int = setting("integer", default=-1, doc="node of the `tip_deflection` output (negative counts from the end)")
+    rope_body: str = setting("body_or_world", default="", doc="body the rope from the beam runs to (none if left out)")
+    rope_node: int = setting("integer", default=-1, doc="beam node the rope hangs from")
+    rope_point: jax.Array = parameter(unit="m", shape=(3,), default=np.zeros(3), doc="rope end on `rope_body`, in its frame")
+    rope_EA: jax.Array = parameter(unit="N", bound=(">", 0.0), default=1.0, doc="rope axial stiffness EA (required with `rope_body`)")
+    rope_length: jax.Array = parameter(unit="m", bound=(">", 0.0), default=1.0, doc="rope unstretched length (required with `rope_body`)")
+    rope_damping: jax.Array = parameter(unit="N·s/m", bound=(">=", 0.0), default=0.0, doc="rope axial damping")
+    rope_transition: jax.Array = parameter(unit="N", bound=(">", 0.0), default=1.0, doc="width of the rope's smooth slack transition")
+
+    @classmethod
+    def file_rules(cls, values, given, fail):
+        if values.get("elements", 8) < 1:
+            fail("elements", f"must be at least 1, got {values['elements']}")
+        if values.get("modes", 0) < 0:
+            fail("modes", f"must be 0 (nodal coordinates) or a positive number of modes, got {values['modes']}")
+        rope_keys = [k for k in given if k.startswith("rope_") and k != "rope_body"]
+        if rope_keys and "rope_body" not in given:
+            fail(rope_keys[0], "a rope needs `rope_body` (the body it runs to)")
+        for key in ("rope_EA", "rope_length"):
+            if "rope_body" in given and key not in given:
+                fail(key, "missing (required with `rope_body`)")
+        if "end" in values:
+            axis = np.asarray(values["end"], float) - np.asarray(values.get("start", np.zeros(3)), float)
+            if not np.linalg.norm(axis) > 0.0:
+                fail("end", "must differ from `start`: the beam has no length")
+
+    def build(self) -> FlexibleBeamElement:
+        mesh = BeamMesh.straight(self.start, self.end, self.elements, E=self.E, G=self.G, A=self.A, Iy=self.Iy, Iz=self.Iz,
+                                 J=self.J, rho=self.density, y_ref=self.y_ref)
+        beam = flexible_body(mesh, {0: self.root}, n_modes=self.modes or None, rayleigh=(self.rayleigh[0], self.rayleigh[1]))
+        ropes = ()
+        if self.rope_body:
+            ropes = (NodeRope(node=self.rope_node, body=self.rope_body, point=self.rope_point, EA=self.rope_EA,
+                              length=self.rope_length, damping=self.rope_damping, transition=self.rope_transition),)
+        return FlexibleBeamElement(name=self.name, body=self.body, beam=beam, ropes=ropes, tip_node=self.tip_node)
+
+
 class FlexibleBeamElement(ForceElement):
     """Elastic coordinates of ``beam`` moving with the tree body ``body``; ropes from its nodes.
 
     Outputs: ``<rope k>/tension`` as ``tension{k}`` (N), ``tip_deflection`` (m, body axes,
-    at ``tip_node``), ``strain_energy`` (J).
+    at ``tip_node``), ``strain_energy`` (J).  In a system file, ``kind = "flexible_beam"`` with the
+    keys of :class:`FlexibleBeamFile`.
     """
+
+    kind: ClassVar[str] = "flexible_beam"
+    file_form: ClassVar[type] = FlexibleBeamFile
 
     name: str = eqx.field(static=True)
     body: str = eqx.field(static=True)

@@ -34,8 +34,8 @@ def _type_text(spec) -> str:
 
 
 def element_table(kind: str, cls) -> str:
-    rows = [f"#### `{kind}`", "", _summary(cls), "", "| key | type | unit | default | range | meaning |", "|---|---|---|---|---|---|"]
-    for name, (spec, f) in field_specs(cls).items():
+    rows = [f"#### `{kind}`", "", _summary(cls.file_form or cls), "", "| key | type | unit | default | range | meaning |", "|---|---|---|---|---|---|"]
+    for name, (spec, f) in field_specs(cls.file_form or cls).items():
         default = "kind, kind2, ..." if name == "name" else default_text(f)
         rows.append(f"| `{name}` | {_type_text(spec)} | {spec.unit or '–'} | {'required' if is_required(f) and name != 'name' else default} "
                     f"| {spec.bound_text()} | {spec.doc} |")
@@ -44,7 +44,7 @@ def element_table(kind: str, cls) -> str:
 
 def element_tables() -> str:
     """Markdown for every registered force element and controller, by section and kind."""
-    from .. import control, forces
+    from .. import control, flex, forces  # noqa: F401  (flex registers the flexible beam)
 
     parts = [BEGIN, ""]
     for title, kinds in (("Force elements (`[[forces]]`)", forces.KINDS), ("Controllers (`[[controllers]]`)", control.KINDS)):

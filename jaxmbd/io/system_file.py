@@ -174,6 +174,15 @@ class LoadedSystem:
 
         return static_equilibrium(self.system, self.q0, free=self.simulation.equilibrium_free)
 
+    def initial_state(self):
+        """(q0, z0): :meth:`initial_configuration` and, where the static equilibrium bends flexible
+        bodies, their elastic states at rest (else None: the elements' own initial states)."""
+        if not (self.simulation.static_equilibrium and any(f.n_flex for f in self.system.forces)):
+            return self.initial_configuration(), None
+        from ..simulation import static_equilibrium
+
+        return static_equilibrium(self.system, self.q0, free=self.simulation.equilibrium_free, return_states=True)
+
     def realisations(self, n: int | None = None) -> int | None:
         """Realisations of a run: with waves ``n``, else the file's, at least one; without waves None
         (one deterministic run: realisations would be copies of it)."""
@@ -198,7 +207,8 @@ class LoadedSystem:
                                   "loaded.build_scenario(), not as one simulation")
         s = self.simulation
         n = self.realisations(overrides.pop("n_realisations", None))
-        kw = dict(duration=s.duration, save_dt=s.save_dt, integrator=self.integrator, q0=self.initial_configuration(),
+        q0, z0 = self.initial_state()
+        kw = dict(duration=s.duration, save_dt=s.save_dt, integrator=self.integrator, q0=q0, z0=z0,
                   key=jax.random.key(s.seed if seed is None else seed) if self.system.waves is not None or n else None,
                   n_realisations=n)
         kw.update(overrides)
@@ -930,7 +940,7 @@ class _Loader:
     # -- force elements and controllers ------------------------------------------------------
 
     def build_elements(self, cfg, section):
-        from .. import control, forces
+        from .. import control, flex, forces  # noqa: F401  (flex registers the flexible beam)
 
         kinds = forces.KINDS if section == "forces" else control.KINDS
         r = self.r
@@ -950,7 +960,8 @@ class _Loader:
         """Build one registered element from its file entry, by its fields' declarations
         (:mod:`jaxmbd.fields`): types, shapes, ranges, names of bodies and joints, degrees."""
         r = self.r
-        specs = field_specs(cls)
+        form = cls.file_form or cls
+        specs = field_specs(form)
         allowed = ["kind"] + list(specs) + [f"{n}_deg" for n, (spec, _) in specs.items() if spec.angle]
         r.table(e, f, allowed)
         kw = {}
@@ -966,12 +977,12 @@ class _Loader:
                 kw[n] = default_name
             elif is_required(x):
                 r.fail(f"{f}.{n}", f"missing (required by {kind!r}; its keys: {', '.join(specs)})")
-        cls.file_rules(kw, e, lambda key, problem: r.fail(f"{f}.{key}", problem))
+        form.file_rules(kw, e, lambda key, problem: r.fail(f"{f}.{key}", problem))
         import jax.numpy as jnp
 
         kw = {n: (jnp.asarray(v) if isinstance(v, np.ndarray) else v) for n, v in kw.items()}
         try:
-            return cls(**kw)
+            return cls(**kw) if form is cls else form(**kw).build()
         except (TypeError, ValueError) as exc:
             r.fail(f, str(exc))
 
