@@ -34,8 +34,9 @@ def _type_text(spec) -> str:
 
 
 def element_table(kind: str, cls) -> str:
-    rows = [f"#### `{kind}`", "", _summary(cls.file_form or cls), "", "| key | type | unit | default | range | meaning |", "|---|---|---|---|---|---|"]
-    for name, (spec, f) in field_specs(cls.file_form or cls).items():
+    form = cls.file_form or cls
+    rows = [f"#### `{kind}`", "", _summary(form), "", "| key | type | unit | default | range | meaning |", "|---|---|---|---|---|---|"]
+    for name, (spec, f) in field_specs(form).items():
         default = "kind, kind2, ..." if name == "name" else default_text(f)
         rows.append(f"| `{name}` | {_type_text(spec)} | {spec.unit or '–'} | {'required' if is_required(f) and name != 'name' else default} "
                     f"| {spec.bound_text()} | {spec.doc} |")
