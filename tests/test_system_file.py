@@ -283,3 +283,15 @@ def test_mutated_files_load_or_raise_system_file_error(mutations):
         assert "\n" not in str(err) and str(err).startswith(str(HERE / "mutated.toml"))
         return
     assert loaded.system.model.nq == np.asarray(loaded.q0).shape[0]
+
+
+def test_the_physical_checks_are_an_explicit_step():
+    """``load_system(validate=False)`` only reads: a massless leaf body (singular mass matrix at q0)
+    is read, and refused by the validation that ``load_system`` runs by default."""
+    import jaxmbd as mbd
+
+    path = Path(__file__).parent / "system_files" / "bad" / "massless_leaf.toml"
+    loaded = mbd.load_system(path, validate=False)
+    assert loaded.system.model.n_bodies >= 1
+    with pytest.raises(mbd.SystemFileError, match="singular mass matrix"):
+        mbd.load_system(path)

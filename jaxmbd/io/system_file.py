@@ -437,7 +437,7 @@ _STATISTICS = ("mpm", "mean", "p50", "p90", "p99")  # of the per-realisation max
 # --------------------------------------------------------------------------- entry points
 
 
-def load_system(path) -> LoadedSystem:
+def load_system(path, *, validate: bool = True) -> LoadedSystem:
     """Read a TOML system file (``docs/system_file.md``) into a :class:`LoadedSystem`.
 
     Paths inside the file are relative to it.  Raises :class:`SystemFileError`,
@@ -445,6 +445,10 @@ def load_system(path) -> LoadedSystem:
     problem: TOML syntax (with the line), unknown or missing keys, wrong types,
     shapes or ranges, unknown names, missing data files, and the model and
     hydrodynamic-data errors of the library, whose messages it keeps.
+
+    ``validate``: after reading (which traces every element once for its shapes), the physical
+    checks, evaluated: the mass matrix at q0 with the elements' added inertia is positive definite,
+    a failure blamed on the bodies.  False skips them: for tools that only inspect files.
     """
     path = Path(path)
     source = str(path)
@@ -460,19 +464,19 @@ def load_system(path) -> LoadedSystem:
         m = re.search(r"line (\d+)", str(exc))
         where = f"line {m.group(1)}" if m else "TOML"
         raise SystemFileError(source, where, f"TOML syntax error: {exc}") from None
-    return system_from_dict(config, path=path)
+    return system_from_dict(config, path=path, validate=validate)
 
 
-def system_from_dict(config: dict, *, path=None, base_dir=None) -> LoadedSystem:
+def system_from_dict(config: dict, *, path=None, base_dir=None, validate: bool = True) -> LoadedSystem:
     """Build a :class:`LoadedSystem` from an already parsed table (same schema as the file).
 
     ``path``: the file it came from (named in errors, and the folder that
-    relative paths start from unless ``base_dir`` is given).
+    relative paths start from unless ``base_dir`` is given); ``validate`` as in :func:`load_system`.
     """
     path = Path(path) if path is not None else None
     base = Path(base_dir) if base_dir is not None else (path.parent if path is not None else Path.cwd())
     source = str(path) if path is not None else "<system table>"
-    return _Loader(TableReader(source, base), config, path).load()
+    return _Loader(TableReader(source, base), config, path).load(validate)
 
 
 # --------------------------------------------------------------------------- the loader
@@ -484,7 +488,7 @@ class _Loader:
         self.config = config
         self.path = path
 
-    def load(self) -> LoadedSystem:
+    def load(self, validate: bool = True) -> LoadedSystem:
         r = self.r
         cfg = r.table(self.config, "", _TOP_KEYS)
         self.name = r.string(cfg, "", "name", path_stem(self.path))
@@ -509,8 +513,9 @@ class _Loader:
             system = System(self.model, tuple(f for _, f in elements), waves, name=self.name, report_joints=report)
         except (ModelError, ValueError) as exc:
             r.fail("forces", str(exc))
-        self.check_inertia(system)
-        self.trial(system, elements)
+        self.trial(system, elements)  # shapes only: the outputs a sweep or a scenario may name
+        if validate:
+            self.validate(system)
         integrator, sim = self.build_simulation(cfg, system)
         sweep = self.build_sweep(cfg, system, sim)
         scenario = self.build_scenario(cfg, system)
@@ -524,6 +529,11 @@ class _Loader:
             path=self.path,
             config=self.config,
         )
+
+    def validate(self, system):
+        """The physical checks of a read system, numbers evaluated: the mass matrix at q0 with the
+        elements' added inertia is positive definite (:meth:`check_inertia`)."""
+        self.check_inertia(system)
 
     # -- bodies and joints -------------------------------------------------------------------
 
