@@ -533,7 +533,7 @@ class HydroBody(ForceElement):
         ranges = [ValidRange("eta", f"{dof} of {body}", what, "|angle| <= 15 deg", component=6 * k + c, upper=lim)
                   for k, body in enumerate(self.bodies) for c, dof in ((3, "roll"), (4, "pitch"))]
         if self.hydrostatics == "nonlinear":
-            return tuple(ranges) + self._capsize_ranges()
+            return tuple(ranges) + self._capsize_ranges() + self._freeboard_ranges()
         for k, box in enumerate(self.hull_boxes):
             if box is None:
                 continue
@@ -568,6 +568,33 @@ class HydroBody(ForceElement):
             out.append({axis: righting_arm(world, mass, np.asarray(cog), heel_deg, axis=axis, rho=float(self.hydro.rho),
                                            g=float(self.hydro.g)) for axis in ("roll", "pitch")})
         return out
+
+    def freeboards(self) -> list:
+        """Per hull, its lowest freeboard at rest [m]: the lowest of the hull's tops (the highest
+        vertex over each point of its plan) above the still waterline."""
+        out = []
+        for k, hull in enumerate(self.hulls):
+            world = np.asarray(hull.vertices) + np.asarray(self.ref_world[k] - self.ref_body[k])
+            tops: dict = {}
+            for x, y, z in np.round(world, 6):
+                tops[(x, y)] = max(z, tops.get((x, y), -np.inf))
+            out.append(float(min(z for z in tops.values() if z > 0.0)))
+        return out
+
+    def _freeboard_ranges(self) -> tuple:
+        """With the linear Froude-Krylov force beside non-linear hydrostatics, the incident wave's
+        elevation within the lowest freeboard: the linear force takes the wave's waterline on the
+        hull's sides, and a crest over the deck edge leaves the still-water restoring to fall while
+        that force goes on as if it had not (a docs example capsized so, and did not with both
+        non-linear)."""
+        from ..validity import ValidRange
+
+        if self.froude_krylov != "linear" or not self.hulls:
+            return ()
+        fb = min(self.freeboards())
+        return (ValidRange("wave_elevation", "incident wave elevation",
+                           "non-linear hydrostatics with the linear Froude-Krylov force",
+                           f"|elevation| <= lowest freeboard {fb:.3g} m (else froude_krylov = \"nonlinear\")", upper=fb),)
 
     def _capsize_ranges(self) -> tuple:
         """|roll| and |pitch| below the angle of vanishing stability of each hull (its stability curve
