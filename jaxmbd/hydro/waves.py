@@ -103,6 +103,7 @@ class RegularWave(eqx.Module):
             wavenumber=wavenumber(omega, water_depth, g),
             direction=jnp.atleast_1d(self.direction),
             phase=jnp.atleast_1d(self.phase),
+            water_depth=float(water_depth),
         )
 
 
@@ -225,6 +226,8 @@ class WaveComponents(eqx.Module):
     amplitude a_j [m], omega ω_j [rad/s], wavenumber k_j [rad/m], direction β_j
     [rad] (direction of travel), phase φ_j [rad]. Elevation
     ζ = Σ a_j cos(k_j x'_j − ω_j t − φ_j); complex amplitude A_j = a_j e^{−iφ_j}.
+    ``water_depth`` [m] (static; inf: deep water): the depth the wavenumbers were
+    computed for, which the particle kinematics below the surface need too.
     """
 
     amplitude: jax.Array
@@ -232,6 +235,7 @@ class WaveComponents(eqx.Module):
     wavenumber: jax.Array
     direction: jax.Array
     phase: jax.Array
+    water_depth: float = eqx.field(static=True, default=math.inf)
 
     @property
     def n_components(self) -> int:
@@ -310,6 +314,7 @@ def realise(
         wavenumber=wavenumber(omega_all, water_depth, g),
         direction=theta_all,
         phase=phase,
+        water_depth=float(water_depth),
     )
 
 
@@ -328,3 +333,45 @@ def elevation(components: WaveComponents, x, y, t):
     xp = x[..., None] * jnp.cos(c.direction) + y[..., None] * jnp.sin(c.direction)
     arg = c.wavenumber * xp - c.omega * t[..., None] - c.phase
     return jnp.sum(c.amplitude * jnp.cos(arg), axis=-1)
+
+
+def particle_kinematics(components: WaveComponents, points, t):
+    """Linear (Airy) water-particle kinematics of a realisation at world points (n, 3): velocity (n, 3)
+    [m/s], local acceleration ∂u/∂t (n, 3) [m/s²] and the surface elevation ζ (n,) [m] above each
+    point.  With θ_j = k_j x'_j − ω_j t − φ_j (ζ = Σ a_j cos θ_j), each component gives
+
+        u_h = a ω f_u(z) cos θ e_β,   w = a ω f_w(z) sin θ,
+        ∂u_h/∂t = a ω² f_u(z) sin θ e_β,   ∂w/∂t = −a ω² f_w(z) cos θ,
+
+    f_u = f_w = e^{kz} in deep water, f_u = cosh k(z + h) / sinh kh and f_w = sinh k(z + h) / sinh kh
+    at the realisation's depth h (``components.water_depth``).  Above and below the still water the depth is stretched to the instantaneous surface
+    (Wheeler): z is evaluated at (z − ζ) h / (h + ζ), or z − ζ in deep water, so that the surface,
+    wherever it is, takes the kinematics linear theory gives at z = 0; a point above the surface takes
+    them too (the caller decides what is wet)."""
+    c = components
+    water_depth = c.water_depth
+    points = jnp.asarray(points)
+    dtype = points.dtype
+    k, om, beta, ph, a = (jnp.asarray(x).astype(dtype) for x in (c.wavenumber, c.omega, c.direction, c.phase, c.amplitude))
+    xp = points[:, :1] * jnp.cos(beta) + points[:, 1:2] * jnp.sin(beta)  # (n, nc)
+    theta = k * xp - om * jnp.asarray(t).astype(dtype) - ph
+    cos, sin = jnp.cos(theta), jnp.sin(theta)
+    zeta = jnp.sum(a * cos, axis=-1)
+    z = points[:, 2]
+    if isinstance(water_depth, (int, float)) and math.isinf(water_depth):
+        zs = jnp.minimum(z - zeta, 0.0)[:, None]
+        fu = fw = jnp.exp(k * zs)
+    else:
+        h = water_depth
+        zs = jnp.minimum((z - zeta) * h / (h + zeta), 0.0)[:, None]
+        # cosh k(z + h) / sinh kh and sinh k(z + h) / sinh kh, without overflow
+        e2 = jnp.exp(-2.0 * k * (zs + h))
+        den = 1.0 - jnp.exp(-2.0 * k * h)
+        fu, fw = jnp.exp(k * zs) * (1.0 + e2) / den, jnp.exp(k * zs) * (1.0 - e2) / den
+    aw, aw2 = a * om, a * om**2
+    horizontal = jnp.stack([jnp.cos(beta), jnp.sin(beta)], -1)  # (nc, 2)
+    uh = (aw * fu * cos) @ horizontal
+    duh = (aw2 * fu * sin) @ horizontal
+    w = jnp.sum(aw * fw * sin, axis=-1)
+    dw = -jnp.sum(aw2 * fw * cos, axis=-1)
+    return jnp.concatenate([uh, w[:, None]], -1), jnp.concatenate([duh, dw[:, None]], -1), zeta
