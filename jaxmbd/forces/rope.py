@@ -24,21 +24,25 @@ def smooth_tension(x, width):
 
 class WireRope(ForceElement):
     """A rope from the sheave point a (on ``body_a``, often a crane tip or ``"world"``) to the hook
-    point b (on ``body_b``):
+    point b (on ``body_b``), reeved in n ``falls`` between the sheaves and the hook block:
 
-        T = smooth_max(EA/L₀ (l − L₀) + c l̇, 0),
+        T = smooth_max(EA n (l − L₀) / (n L₀ + L_lead) + c l̇, 0),   hook load n T,
 
-    with l the distance between the points, L₀ the unstretched length and
-    ``transition`` the width of the slack-taut transition (N).  The winch sets
-    L₀: ``length`` at t = 0, paid out at ``payout_rate`` (m/s, negative hauls
-    in), plus, when ``heave_compensation`` > 0, an active-heave-compensation
-    state: the winch pays out ``heave_compensation`` times the sheave point's
-    vertical velocity (1 = ideal feed-forward compensation) and corrects the
-    hook height towards its initial value with gain ``hook_gain`` (1/s).
+    with l the distance between the points, L₀ the unstretched length of one fall, L_lead
+    (``lead_length``) the rope between the sheaves and the winch drum, stretched by the same
+    tension, and ``transition`` the width of the slack-taut transition (N): the hook sees the
+    stiffness n² EA / (n L₀ + L_lead) and each fall carries the hook load over n (sheave friction
+    left out).  One fall and no lead give EA/L₀ (l − L₀).  The winch sets L₀: ``length`` at t = 0,
+    paid out at ``payout_rate`` (m/s at the hook, so n times that at the drum; negative hauls in),
+    plus, when ``heave_compensation`` > 0, an active-heave-compensation state: the falls lengthen by
+    ``heave_compensation`` times the sheave point's vertical velocity (1 = ideal feed-forward
+    compensation) and the hook height is corrected towards its initial value with gain
+    ``hook_gain`` (1/s).
 
     States: L₀ when the winch is active (payout or compensation), none
-    otherwise.  Outputs: ``tension`` (N), ``length`` (m), ``unstretched_length``
-    (m), ``sway`` (rad): the angle of the rope from the vertical.
+    otherwise.  Outputs: ``tension`` (N, in the rope: each fall's), ``hook_load`` (N, n T; with n > 1),
+    ``length`` (m), ``unstretched_length`` (m, of a fall), ``sway`` (rad): the angle of the rope
+    from the vertical.
     """
 
     kind: ClassVar[str] = "wire_rope"
@@ -56,6 +60,8 @@ class WireRope(ForceElement):
     heave_compensation: jnp.ndarray = parameter(unit="", default=0.0, doc="fraction of the sheave's heave velocity paid out")
     hook_gain: jnp.ndarray = parameter(unit="1/s", bound=(">=", 0.0), default=0.0, doc="gain towards the initial hook height")
     winch: bool = setting("bool", default=False, doc="the winch state L₀ exists (on when payout, compensation or gain is set)")
+    falls: int = setting("integer", default=1, doc="n, parts of rope between the sheaves and the hook block")
+    lead_length: jnp.ndarray = parameter(unit="m", bound=(">=", 0.0), default=0.0, doc="rope between the sheaves and the winch drum")
 
     def fixed_reason(self, field):
         if field in ("payout_rate", "heave_compensation", "hook_gain") and not self.winch:
@@ -71,6 +77,8 @@ class WireRope(ForceElement):
             values["winch"] = True
         elif moving and not values.get("winch", False):
             fail("winch", "payout_rate, heave_compensation or hook_gain need winch = true")
+        if values.get("falls", 1) < 1:
+            fail("falls", f"must be at least 1, got {values['falls']}")
 
     @property
     def n_states(self) -> int:
@@ -95,18 +103,20 @@ class WireRope(ForceElement):
     def tension(self, ctx: Context, z):
         _, _, _, _, e, l, ldot = self._geometry(ctx)
         L0 = self.unstretched(z)
-        T = smooth_tension(self.EA / L0 * (l - L0) + self.damping * ldot, self.transition)
+        n = self.falls
+        T = smooth_tension(self.EA / (n * L0 + self.lead_length) * n * (l - L0) + self.damping * ldot, self.transition)
         return T, e, l
 
     def contribution(self, ctx: Context, z) -> Contribution:
         T, e, _ = self.tension(ctx, z)
+        F = self.falls * T
         f_ext = ctx.zeros_f_ext()
-        f_ext = ctx.add_point_force(f_ext, self.body_a, self.point_a, T * e)
-        f_ext = ctx.add_point_force(f_ext, self.body_b, self.point_b, -T * e)
+        f_ext = ctx.add_point_force(f_ext, self.body_a, self.point_a, F * e)
+        f_ext = ctx.add_point_force(f_ext, self.body_b, self.point_b, -F * e)
         zdot = None
         if self.winch:
             _, va, pb, _, _, _, _ = self._geometry(ctx)
-            rate = self.payout_rate + self.heave_compensation * va[2] + self.hook_gain * (pb[2] - z[1])
+            rate = self.payout_rate + self.heave_compensation * va[2] + self.hook_gain * (pb[2] - z[1])  # of a fall
             zdot = jnp.stack([rate, -self.payout_rate * jnp.ones_like(rate)])
         return Contribution(f_ext=f_ext, zdot=zdot)
 
@@ -117,10 +127,12 @@ class WireRope(ForceElement):
                            "tension >= 10 % of its value at the start", lower_fraction_of_start=0.1),)
 
     def output_units(self, model) -> dict:
-        return {"tension": "N", "length": "m", "unstretched_length": "m", "sway": "rad"}
+        units = {"tension": "N", "length": "m", "unstretched_length": "m", "sway": "rad"}
+        return units | ({"hook_load": "N"} if self.falls > 1 else {})
 
     def outputs(self, ctx: Context, z) -> dict:
         T, e, l = self.tension(ctx, z)
         horizontal = jnp.sqrt(e[0] ** 2 + e[1] ** 2 + 1e-30)
         sway = jnp.arctan2(horizontal, jnp.abs(e[2]))
-        return {"tension": T, "length": l, "unstretched_length": self.unstretched(z), "sway": sway}
+        out = {"tension": T, "length": l, "unstretched_length": self.unstretched(z), "sway": sway}
+        return out | ({"hook_load": self.falls * T} if self.falls > 1 else {})
