@@ -13,6 +13,7 @@ SECTIONS = (
     ("gradients.md", "python studies/tuning/bench.py"),
     ("flexible.md", "python studies/osv_lift/run.py --cost"),
     ("hydrostatics.md", "python -m benchmarks.hydrostatics"),
+    ("elements.md", "python -m benchmarks.elements"),
     ("versions.md", "python -m benchmarks.versions --base DIR"),
     ("targets.md", None),
 )

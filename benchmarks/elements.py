@@ -1,0 +1,135 @@
+"""Cost of the lifting elements per evaluation, beside the rigid-body right-hand side they are added to.
+
+    python -m benchmarks.elements            # 5 processes per case; writes benchmarks/results/elements.md
+    python -m benchmarks.elements --quick    # 2 processes (a check of the command)
+
+A 20 t load on a free joint (six DOFs), its right-hand side jitted and timed alone (gravity only), then
+with one element: a wire rope from a crane tip (one fall; six falls with a lead to the drum), a fender as
+a seabed under it, a tugger line, a Morison object in still water and in a 100-component JONSWAP sea.
+Each case runs in its own process; the cases' processes are taken in turn, so a drift of the machine's
+speed reaches every case alike.  Every figure is the median over the processes with their spread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+from datetime import date
+
+from .report import RESULTS, assemble
+
+CASES = ("rigid", "wire_rope", "wire_rope-6falls", "fender", "tugger_line", "morison-still", "morison-waves")
+
+
+def _rhs(case: str) -> dict:
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    import jaxmbd as mbd
+    from jaxmbd.forces import WireRope
+    from jaxmbd.forces.fender import Fender
+    from jaxmbd.forces.morison import MorisonObject
+    from jaxmbd.forces.tugger import TuggerLine
+    from jaxmbd.hydro import JONSWAP, SeaState
+    from jaxmbd.simulation import initial_state
+
+    from .timing import time_call
+
+    m = 2.0e4
+    b = mbd.ModelBuilder(source="load")
+    b.add_body("load", body=mbd.Body(m, (0, 0, 0), np.diag([m, m, m])), joint=mbd.Free())
+    model = b.build()
+    a = jnp.asarray
+    elements = {
+        "rigid": (),
+        "wire_rope": (WireRope(name="hoist", body_a="world", point_a=a([0.0, 0.0, 30.0]), body_b="load", point_b=a([0.0, 0.0, 1.0]),
+                               EA=a(1e8), length=a(33.99), damping=a(1e4)),),
+        "wire_rope-6falls": (WireRope(name="hoist", body_a="world", point_a=a([0.0, 0.0, 30.0]), body_b="load",
+                                      point_b=a([0.0, 0.0, 1.0]), EA=a(1e8), length=a(33.99), damping=a(1e4), falls=6,
+                                      lead_length=a(80.0)),),
+        "fender": (Fender(name="seabed", body="load", point=a([0.0, 0.0, -1.0]), other="world", plane_point=a([0.0, 0.0, -5.99]),
+                          normal=a([0.0, 0.0, 1.0]), stiffness=a(5e6), damping=a(1e5), friction=a(0.3)),),
+        "tugger_line": (TuggerLine(name="tugger", body_a="world", point_a=a([20.0, 0.0, 0.0]), body_b="load", point_b=a([1.0, 0.0, 0.0]),
+                                   tension=a(5e4), damping=a(1e4)),),
+        "morison-still": (MorisonObject(name="morison", body="load", volume=a(8.0), area=a(4.0), height=a(2.0), Cd=a(1.0), Ca=a(0.8)),),
+        "morison-waves": (MorisonObject(name="morison", body="load", volume=a(8.0), area=a(4.0), height=a(2.0), Cd=a(1.0), Ca=a(0.8)),),
+    }[case]
+    sea = SeaState(spectrum=JONSWAP(2.0, 8.0), n_frequencies=100) if case == "morison-waves" else None
+    system = mbd.System(model, elements, waves=sea)
+    inputs = system.inputs(sea.realise(jax.random.key(0)) if sea is not None else None)
+    y = initial_state(system)
+    q = y[0].at[2].set(-5.0).at[3:7].set(jnp.array([np.cos(0.05), np.sin(0.05), 0.0, 0.0]))
+    y = (q, jnp.full(model.nv, 0.1), y[2])
+    # 200 evaluations in one program, each on the state the previous one moved (so none is hoisted out
+    # of the loop): the figure is the program's, without the ~10 µs of a call from Python
+    n = 200
+
+    def run(y):
+        def step(y, t):
+            dy = system.rhs(t, y, inputs)
+            return jax.tree_util.tree_map(lambda a, d: a + 1e-9 * d, y, dy), None
+
+        return jax.lax.scan(step, y, 12.3 + 0.01 * jnp.arange(n))[0]
+
+    return {"case": case, "seconds": time_call(jax.jit(run), y).median / n}
+
+
+def _spawn(case):
+    cmd = [sys.executable, "-m", "benchmarks.elements", "--child", case]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    return json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:])
+
+
+def _spread(xs, fmt="{:.3g}"):
+    return f"{fmt.format(statistics.median(xs))} ({fmt.format(min(xs))}-{fmt.format(max(xs))})"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--processes", type=int, default=None)
+    ap.add_argument("--child", metavar="CASE")
+    args = ap.parse_args(argv)
+    if args.child:
+        print("RESULT " + json.dumps(_rhs(args.child)))
+        return
+    n = args.processes or (2 if args.quick else 5)
+    us = {c: [] for c in CASES}
+    for _ in range(n):
+        for c in CASES:
+            us[c].append(_spawn(c)["seconds"] * 1e6)
+    import jax
+
+    rigid = statistics.median(us["rigid"])
+    lines = [
+        "## Lifting elements per evaluation (`python -m benchmarks.elements`)",
+        "",
+        f"{date.today().isoformat()}, {platform.processor() or platform.machine()}, {os.cpu_count()} cores, jax {jax.__version__}; "
+        f"median over {n} processes (min-max), the cases' processes in turn.",
+        "",
+        "Right-hand side of a 20 t load on a free joint, per evaluation (200 in a `lax.scan`, one jitted program): alone (gravity only), and with one element:",
+        "",
+        "| case | µs per evaluation | the element's share (µs, median less the rigid body's) |",
+        "|---|---|---|",
+    ]
+    for c in CASES:
+        med = statistics.median(us[c])
+        share = "-" if c == "rigid" else f"{med - rigid:.2g}"
+        lines.append(f"| {c} | {_spread(us[c])} | {share} |")
+    lines.append("")
+    lines.append("`morison-waves`: the Morison object's water kinematics sum 100 wave components twice per evaluation (the "
+                 "elevation over the object, then the velocity and acceleration at its submerged centre).")
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "elements.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    assemble()
+
+
+if __name__ == "__main__":
+    main()
