@@ -113,7 +113,8 @@ def main(argv=None):
         f"{date.today().isoformat()}, {platform.processor() or platform.machine()}, {os.cpu_count()} cores, jax {jax.__version__}; "
         f"median over {n} processes (min-max), the cases' processes in turn.",
         "",
-        "Right-hand side of a 20 t load on a free joint, per evaluation (200 in a `lax.scan`, one jitted program): alone (gravity only), and with one element:",
+        "Right-hand side of a 20 t load on a free joint, per evaluation (200 in a `lax.scan`, one jitted program): "
+        "alone (gravity only), and with one element:",
         "",
         "| case | µs per evaluation | the element's share (µs, median less the rigid body's) |",
         "|---|---|---|",
