@@ -25,7 +25,7 @@ def _sphere(joint, **kw):
     b = ModelBuilder()
     b.add_body("sphere", body=Body(M, (0.0, 0.0, 0.0), np.eye(3) * 0.1 * M * D**2), joint=joint)
     el = MorisonObject(name="morison", body="sphere", volume=jnp.asarray(V), area=jnp.asarray(A), height=jnp.asarray(D),
-                       Cd=jnp.asarray(CD), Ca=jnp.asarray(CA), **{k: jnp.asarray(v) for k, v in kw.items()})
+                       Cd=jnp.asarray(CD), Ca=jnp.asarray(CA), **{k: (v if isinstance(v, bool) else jnp.asarray(v)) for k, v in kw.items()})
     return System(b.build(), (el,))
 
 
@@ -157,3 +157,42 @@ def test_a_morison_object_is_read_from_a_system_file(tmp_path):
     with pytest.raises(mbd.SystemFileError, match=r"forces\[0\]\.Cd: must be >= 0") as err:
         mbd.load_system(path)
     assert "\n" not in str(err.value)
+
+
+def test_slamming_adds_the_rate_of_change_of_added_mass_while_crossing_the_surface():
+    """Lowered at v through still water with ``slamming``: while the object crosses, the vertical
+    force gains ρ C_A V (v / h) v (the added mass it takes on per second times the speed of the water
+    past it), to 1e-12; fully under, nothing."""
+    v = 1.5
+    system = _sphere(Prismatic((0.0, 0.0, 1.0)), slamming=True)
+    plain = _sphere(Prismatic((0.0, 0.0, 1.0)))
+    for z, crossing in ((0.2, True), (-0.3, True), (-2.0, False)):
+        y = (jnp.asarray([z]), jnp.asarray([-v]), jnp.zeros(0))
+        extra = float(system.outputs(0.0, y)["morison/force"][2]) - float(plain.outputs(0.0, y)["morison/force"][2])
+        expected = RHO * CA * V * (v / D) * v if crossing else 0.0
+        assert abs(extra - expected) <= 1e-12 * RHO * CA * V * v * v / D, (z, extra, expected)
+
+
+def test_slamming_in_waves_uses_the_surface_rise():
+    """Held at the still waterline in a regular wave (a = 0.2 m, always crossing): the slamming part is
+    ρ C_A V (ζ̇ / h) w_c, ζ̇ = a ω sin θ the surface's rise and w_c the water's vertical velocity at the
+    submerged part's centre (Airy, stretched: written here), to 1e-10."""
+    a, T = 0.2, 6.0
+    b = ModelBuilder()
+    b.add_body("sphere", body=Body(M, (0.0, 0.0, 0.0), np.eye(3)), joint=Fixed())
+    model = b.build()
+    slam = System(model, _sphere(Fixed(), slamming=True).forces)
+    plain = System(model, _sphere(Fixed()).forces)
+    comps = RegularWave(2 * a, T).components()
+    om = 2 * math.pi / T
+    y = (jnp.zeros(0), jnp.zeros(0), jnp.zeros(0))
+    for t in (0.7, 2.1, 4.4):
+        th = -om * t
+        zeta = a * math.cos(th)
+        s = (zeta + 0.5 * D) / D
+        zc = -0.5 * D + 0.5 * s * D
+        wc = _airy(a, T, math.inf, 0.0, zc - zeta, t)[0][2]
+        expected = RHO * CA * V * (a * om * math.sin(th) / D) * wc
+        extra = (float(slam.outputs(t, y, mbd.Inputs(comps))["morison/force"][2])
+                 - float(plain.outputs(t, y, mbd.Inputs(comps))["morison/force"][2]))
+        assert abs(extra - expected) <= 1e-10 * RHO * G * V, (t, extra, expected)

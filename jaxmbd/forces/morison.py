@@ -27,7 +27,9 @@ class MorisonObject(ForceElement):
     fraction, (ζ − z_bottom) / h clipped to [0, 1] (ζ the wave's elevation above the point, z_bottom =
     z − h/2): continuous as the object crosses the surface, exact for a wall-sided object that stays
     upright.  The added mass ρ C_A V s enters the equations of motion as an inertia at the point,
-    isotropic; gravity stays in the model.
+    isotropic; gravity stays in the model.  With ``slamming``, the rate of change of that added mass
+    as the object crosses the surface adds ρ C_A V ṡ (w − ż) vertically, ṡ = (ζ̇ − ż) / h (DNV-RP-H103's
+    slamming as the time derivative of the added mass; 0 once fully in or out).
 
     Outputs: ``force`` (3,) N (world axes, drag and inertia and buoyancy, without the added mass's
     −ρ C_A V s ẍ, which the dynamics solve for), ``submerged`` (the fraction s), ``depth`` (m, of the
@@ -47,35 +49,48 @@ class MorisonObject(ForceElement):
     current: jax.Array = parameter(unit="m/s", shape=(3,), default=(0.0, 0.0, 0.0), doc="U_c, uniform current, world axes")
     rho: jax.Array = parameter(unit="kg/m³", bound=(">", 0.0), default=1025.0, doc="water density")
     ramp_time: jax.Array = parameter(unit="s", bound=(">=", 0.0), default=0.0, doc="the waves fade in over this time (as the hydro element's)")
+    slamming: bool = setting("bool", default=False, doc="add the rate of change of added mass through the surface, ρ C_A V ṡ (w − ż), vertical")
 
     def _ramp(self, t):
         T = jnp.maximum(self.ramp_time, 1e-30)
         return jnp.where(self.ramp_time > 0, 0.5 * (1.0 - jnp.cos(jnp.pi * jnp.clip(t / T, 0.0, 1.0))), 1.0)
 
     def _water(self, ctx: Context):
-        """(point position, velocity, submerged fraction, depth, u_w, u̇_w) at this instant (world)."""
+        """(point position, velocity, submerged fraction s and its rate ṡ, depth, u_w, u̇_w) at this
+        instant (world)."""
         i = ctx.body_index(self.body)
         p = ctx.point_position(i, jnp.asarray(self.point, dtype=ctx.p.dtype))
         v = ctx.point_velocity(i, jnp.asarray(self.point, dtype=ctx.p.dtype))
         h, bottom = self.height, p[2] - 0.5 * self.height
+        zero = jnp.zeros(3, p.dtype)
         if ctx.waves is None:
             zeta = jnp.zeros((), p.dtype)
-            return p, v, jnp.clip((zeta - bottom) / h, 0.0, 1.0), zeta - p[2], jnp.zeros(3, p.dtype), jnp.zeros(3, p.dtype)
+            s = jnp.clip((zeta - bottom) / h, 0.0, 1.0)
+            return p, v, s, self._rate(s, -v[2]), zeta - p[2], zero, zero
         r = self._ramp(ctx.t)
         zeta = elevation(ctx.waves, p[0], p[1], ctx.t).astype(p.dtype) * r
         s = jnp.clip((zeta - bottom) / h, 0.0, 1.0)
         centre = p.at[2].set(bottom + 0.5 * s * h)  # the submerged part's centre
-        u, du, _ = particle_kinematics(ctx.waves, centre[None], ctx.t)
-        return p, v, s, zeta - p[2], u[0] * r, du[0] * r
+        # with slamming, the surface's own rise ζ̇ too: the particle velocity at the (stretched) surface
+        points = jnp.stack([centre, p.at[2].set(zeta)]) if self.slamming else centre[None]
+        u, du, _ = particle_kinematics(ctx.waves, points, ctx.t)
+        rate = self._rate(s, u[1, 2] * r - v[2]) if self.slamming else jnp.zeros((), p.dtype)
+        return p, v, s, rate, zeta - p[2], u[0] * r, du[0] * r
+
+    def _rate(self, s, rise):
+        """ṡ: the surface rising past the object at ``rise`` (ζ̇ − ż) while it crosses (0 < s < 1)."""
+        return jnp.where((s > 0.0) & (s < 1.0), rise / self.height, 0.0)
 
     def _force(self, ctx: Context):
-        p, v, s, depth, u, du = self._water(ctx)
+        p, v, s, sdot, depth, u, du = self._water(ctx)
         ur = u + jnp.asarray(self.current, dtype=p.dtype) - v
         speed = jnp.sqrt(jnp.sum(ur * ur) + 1e-30)
         g = jnp.sqrt(jnp.sum(ctx.model.gravity**2))
         rho_v = self.rho * self.volume * s
         F = (0.5 * self.rho * self.Cd * self.area * s * speed * ur + rho_v * (1.0 + self.Ca) * du
              + rho_v * g * jnp.array([0.0, 0.0, 1.0], dtype=p.dtype))
+        if self.slamming:  # d(m_a)/dt (w − ż): the added mass gained per second as the object crosses the surface
+            F = F.at[2].add(self.rho * self.Ca * self.volume * sdot * ur[2])
         return F, s, depth, ur
 
     def _added_mass(self, ctx: Context):
