@@ -196,3 +196,22 @@ def test_slamming_in_waves_uses_the_surface_rise():
         extra = (float(slam.outputs(t, y, mbd.Inputs(comps))["morison/force"][2])
                  - float(plain.outputs(t, y, mbd.Inputs(comps))["morison/force"][2]))
         assert abs(extra - expected) <= 1e-10 * RHO * G * V, (t, extra, expected)
+
+
+def test_an_object_large_against_the_wavelength_is_reported():
+    """size / λ from the realisation: 1 m against a 9 s wave's 126 m is 0.008 (to 1e-12), inside the
+    range; a 20 m object in a 4 s wave (25 m) is 0.8, and the run's check reports it."""
+    from jaxmbd import validity
+
+    b = ModelBuilder()
+    b.add_body("sphere", body=Body(M, (0.0, 0.0, 0.0), np.eye(3)), joint=Fixed(), placement=mbd.Placement(p=np.array([0.0, 0.0, -6.0])))
+    model = b.build()
+    y = (jnp.zeros(0), jnp.zeros(0), jnp.zeros(0))
+    for size, T, expected in ((D, 9.0, D / (G * 9.0**2 / (2 * math.pi))), (20.0, 4.0, 20.0 / (G * 4.0**2 / (2 * math.pi)))):
+        el = MorisonObject(name="morison", body="sphere", volume=jnp.asarray(V), area=jnp.asarray(A), height=jnp.asarray(size),
+                           Cd=jnp.asarray(CD), Ca=jnp.asarray(CA))
+        system = System(model, (el,))
+        out = system.outputs(0.0, y, mbd.Inputs(RegularWave(1.0, T).components()))
+        assert abs(float(out["morison/size_over_wavelength"]) - expected) < 1e-12
+        found = validity.check(system, np.zeros(1), {"morison/size_over_wavelength": np.asarray(out["morison/size_over_wavelength"])[None]}, False)
+        assert [e.quantity for e in found] == ([] if expected <= 0.2 else ["object size over wavelength"])

@@ -33,7 +33,10 @@ class MorisonObject(ForceElement):
 
     Outputs: ``force`` (3,) N (world axes, drag and inertia and buoyancy, without the added mass's
     −ρ C_A V s ẍ, which the dynamics solve for), ``submerged`` (the fraction s), ``depth`` (m, of the
-    point under the surface, negative above it), ``relative_velocity`` (3,) m/s.
+    point under the surface, negative above it), ``relative_velocity`` (3,) m/s, and in waves
+    ``size_over_wavelength``: the object's size, max(h, √A), over the realisation's mean wavelength
+    2π / k̄ (k̄ weighted by the components' energy).  Morison's equation holds for an object the waves
+    pass unchanged, a fifth of the wavelength or less (DNV-RP-H103): a run reports one larger.
     """
 
     kind: ClassVar[str] = "morison_object"
@@ -115,7 +118,20 @@ class MorisonObject(ForceElement):
 
     def outputs(self, ctx: Context, z) -> dict:
         F, s, depth, ur = self._force(ctx)
-        return {"force": F, "submerged": s, "depth": depth, "relative_velocity": ur}
+        out = {"force": F, "submerged": s, "depth": depth, "relative_velocity": ur}
+        if ctx.waves is not None:
+            # the object's size over the realisation's energy-weighted mean wavelength 2π / k̄
+            a2 = jnp.asarray(ctx.waves.amplitude) ** 2
+            k = jnp.sum(a2 * jnp.asarray(ctx.waves.wavenumber)) / jnp.maximum(jnp.sum(a2), 1e-300)
+            size = jnp.maximum(self.height, jnp.sqrt(self.area))
+            out["size_over_wavelength"] = (size * k / (2 * jnp.pi) * jnp.ones_like(s)).astype(s.dtype)
+        return out
 
     def output_units(self, model) -> dict:
-        return {"force": "N", "submerged": "1", "depth": "m", "relative_velocity": "m/s"}
+        return {"force": "N", "submerged": "1", "depth": "m", "relative_velocity": "m/s", "size_over_wavelength": "1"}
+
+    def valid_ranges(self, model) -> tuple:
+        from ..validity import ValidRange
+
+        return (ValidRange("size_over_wavelength", "object size over wavelength", "Morison's equation (an object the waves pass unchanged)",
+                           "size (max of height, sqrt(area)) <= mean wavelength / 5 (DNV-RP-H103)", upper=0.2, signed=True),)
