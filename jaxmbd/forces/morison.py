@@ -58,21 +58,26 @@ class MorisonObject(ForceElement):
         T = jnp.maximum(self.ramp_time, 1e-30)
         return jnp.where(self.ramp_time > 0, 0.5 * (1.0 - jnp.cos(jnp.pi * jnp.clip(t / T, 0.0, 1.0))), 1.0)
 
+    def _submerged(self, ctx: Context):
+        """(point position, surface elevation ζ above it, submerged fraction s): all the added mass needs."""
+        i = ctx.body_index(self.body)
+        p = ctx.point_position(i, jnp.asarray(self.point, dtype=ctx.p.dtype))
+        if ctx.waves is None:
+            zeta = jnp.zeros((), p.dtype)
+        else:
+            zeta = elevation(ctx.waves, p[0], p[1], ctx.t).astype(p.dtype) * self._ramp(ctx.t)
+        return p, zeta, jnp.clip((zeta - (p[2] - 0.5 * self.height)) / self.height, 0.0, 1.0)
+
     def _water(self, ctx: Context):
         """(point position, velocity, submerged fraction s and its rate ṡ, depth, u_w, u̇_w) at this
         instant (world)."""
-        i = ctx.body_index(self.body)
-        p = ctx.point_position(i, jnp.asarray(self.point, dtype=ctx.p.dtype))
-        v = ctx.point_velocity(i, jnp.asarray(self.point, dtype=ctx.p.dtype))
+        p, zeta, s = self._submerged(ctx)
+        v = ctx.point_velocity(ctx.body_index(self.body), jnp.asarray(self.point, dtype=ctx.p.dtype))
         h, bottom = self.height, p[2] - 0.5 * self.height
-        zero = jnp.zeros(3, p.dtype)
         if ctx.waves is None:
-            zeta = jnp.zeros((), p.dtype)
-            s = jnp.clip((zeta - bottom) / h, 0.0, 1.0)
+            zero = jnp.zeros(3, p.dtype)
             return p, v, s, self._rate(s, -v[2]), zeta - p[2], zero, zero
         r = self._ramp(ctx.t)
-        zeta = elevation(ctx.waves, p[0], p[1], ctx.t).astype(p.dtype) * r
-        s = jnp.clip((zeta - bottom) / h, 0.0, 1.0)
         centre = p.at[2].set(bottom + 0.5 * s * h)  # the submerged part's centre
         # with slamming, the surface's own rise ζ̇ too: the particle velocity at the (stretched) surface
         points = jnp.stack([centre, p.at[2].set(zeta)]) if self.slamming else centre[None]
@@ -96,23 +101,22 @@ class MorisonObject(ForceElement):
             F = F.at[2].add(self.rho * self.Ca * self.volume * sdot * ur[2])
         return F, s, depth, ur
 
-    def _added_mass(self, ctx: Context):
+    def _added_mass(self, ctx: Context, s):
         """ρ C_A V s as a point inertia at ``point`` (body frame), (6, 6)."""
-        s = self._water(ctx)[2]
         point = jnp.asarray(self.point, dtype=ctx.p.dtype)
         return spatial.spatial_inertia(self.rho * self.Ca * self.volume * s, point, jnp.zeros((3, 3), dtype=point.dtype))
 
     def extra_inertia(self, ctx: Context):
         i = ctx.body_index(self.body)
-        return jnp.zeros((ctx.model.n_bodies, 6, 6), dtype=ctx.p.dtype).at[i].set(self._added_mass(ctx))
+        return jnp.zeros((ctx.model.n_bodies, 6, 6), dtype=ctx.p.dtype).at[i].set(self._added_mass(ctx, self._submerged(ctx)[2]))
 
     def contribution(self, ctx: Context, z) -> Contribution:
-        F, _, _, _ = self._force(ctx)
+        F, s, _, _ = self._force(ctx)
         f_ext = ctx.add_point_force(ctx.zeros_f_ext(), self.body, self.point, F)
         # the added mass moves with the point: its inertial wrench is −(E a + v ×* E v); E a is the
         # dynamics', the velocity product is given here
         i = ctx.body_index(self.body)
-        E, tw = self._added_mass(ctx), ctx.twist[i]
+        E, tw = self._added_mass(ctx, s), ctx.twist[i]
         f_ext = f_ext.at[i].add(-spatial.cross_force(tw, spatial.mv(E, tw)).astype(f_ext.dtype))
         return Contribution(f_ext=f_ext)
 
