@@ -159,3 +159,17 @@ def test_a_flexible_beam_file_entry_with_a_bad_key_is_one_line(tmp_path, rope, m
     with pytest.raises(mbd.SystemFileError, match=message) as err:
         mbd.load_system(path)
     assert "\n" not in str(err.value)
+
+
+def test_a_beam_bent_past_a_tenth_of_its_length_is_reported():
+    """The cantilever's 0.55 m at rest is inside 10 % of its 10 m; a softer one (E / 4: 2.2 m) is reported."""
+    from jaxmbd import validity
+
+    for E, outside in ((210e9, False), (52.5e9, True)):
+        b = ModelBuilder()
+        b.add_body("frame", body=Body(0.0), joint=mbd.Fixed())
+        system = System(b.build(), (FlexibleBeamElement(name="boom", body="frame", beam=beam(E), tip_node=-1),))
+        q, z = mbd.static_equilibrium(system, tol=1e-10, return_states=True)
+        tip = np.asarray(system.outputs(0.0, (q, jnp.zeros(0), z))["boom/tip_deflection"])
+        found = validity.check(system, np.zeros(1), {"boom/tip_deflection": tip[None]}, False)
+        assert [e.quantity for e in found] == (["beam tip deflection"] if outside else [])

@@ -165,6 +165,20 @@ class FlexibleBeamElement(ForceElement):
         # the elastic accelerations come from the system's coupled solve
         return Contribution(f_ext=f_ext, zdot=jnp.zeros(self.n_states, dtype=z.dtype))
 
+    def valid_ranges(self, model) -> tuple:
+        """The floating frame with linear elastic coordinates holds for small deflections: the
+        deflection at ``tip_node`` within a tenth of the beam's length (a common bound of linear
+        beam theory; beyond it the deformation's own rotations matter)."""
+        import numpy as np
+
+        from ..validity import ValidRange
+
+        nodes = np.asarray(self.beam.nodes)
+        limit = 0.1 * float(np.linalg.norm(nodes[-1] - nodes[0]))
+        return (ValidRange("tip_deflection", "beam tip deflection", "a linear elastic beam in its floating frame",
+                           f"|deflection| <= 10 % of the length = {limit:.3g} m", upper=limit,
+                           transform=lambda x: np.linalg.norm(x, axis=-1)),)
+
     def output_units(self, model) -> dict:
         out = {f"tension{k}": "N" for k in range(len(self.ropes))}
         return out | {"tip_deflection": "m", "strain_energy": "J"}
