@@ -215,3 +215,31 @@ def test_an_object_large_against_the_wavelength_is_reported():
         assert abs(float(out["morison/size_over_wavelength"]) - expected) < 1e-12
         found = validity.check(system, np.zeros(1), {"morison/size_over_wavelength": np.asarray(out["morison/size_over_wavelength"])[None]}, False)
         assert [e.quantity for e in found] == ([] if expected <= 0.2 else ["object size over wavelength"])
+
+
+def _turned(angle_axis, **kw):
+    """The sphere's model on a Free joint, turned by (angle, axis): q0 with that quaternion."""
+    b = ModelBuilder()
+    b.add_body("sphere", body=Body(M, (0.0, 0.0, 0.0), np.eye(3) * 0.1 * M * D**2), joint=mbd.Free())
+    el = MorisonObject(name="morison", body="sphere", volume=jnp.asarray(V), height=jnp.asarray(D),
+                       **{k: jnp.asarray(v) for k, v in kw.items()})
+    angle, axis = angle_axis
+    quat = [math.cos(angle / 2), *(math.sin(angle / 2) * np.asarray(axis, dtype=float))]
+    return System(b.build(), (el,)), jnp.asarray([0.0, 0.0, -20.0, *quat])
+
+
+def test_coefficients_per_body_axis_turn_with_the_body():
+    """``Ca``, ``Cd`` and ``area`` per body axis: turned 90° about x, the body's y axis is the world's
+    vertical, so released from rest the object sinks at −(m − ρV) g / (m + C_A,y ρ V), to 1e-12;
+    turned 90° about z and held in a current along world x (the body's −y), the drag is
+    ½ ρ C_D,y A_y U², to 1e-12."""
+    Ca, Cd, area = (0.2, 1.5, 0.7), (0.3, 1.9, 0.8), (2.0, 3.0, 5.0)
+    system, q = _turned((math.pi / 2, (1.0, 0.0, 0.0)), Ca=Ca, Cd=Cd, area=area)
+    a = np.asarray(system.rhs(0.0, (q, jnp.zeros(6), jnp.zeros(0)))[1])
+    # the Free joint's velocity is the body twist (body axes): the world vertical is the body's y
+    exact = -(M - RHO * V) * G / (M + Ca[1] * RHO * V)
+    assert abs(a[1] / exact - 1) < 1e-12 and np.all(np.abs(a[[0, 2, 3, 4, 5]]) < 1e-12 * abs(exact)), (a, exact)
+    U = 1.3
+    system, q = _turned((math.pi / 2, (0.0, 0.0, 1.0)), Ca=Ca, Cd=Cd, area=area, current=(U, 0.0, 0.0))
+    F = np.asarray(system.outputs(0.0, (q, jnp.zeros(6), jnp.zeros(0)))["morison/force"])
+    np.testing.assert_allclose(F, [0.5 * RHO * Cd[1] * area[1] * U * U, 0.0, RHO * G * V], rtol=1e-12, atol=1e-9)

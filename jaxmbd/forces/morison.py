@@ -26,8 +26,15 @@ class MorisonObject(ForceElement):
     water past the object (``current`` U_c, uniform), ẍ the point's acceleration, and s the submerged
     fraction, (ζ − z_bottom) / h clipped to [0, 1] (ζ the wave's elevation above the point, z_bottom =
     z − h/2): continuous as the object crosses the surface, exact for a wall-sided object that stays
-    upright.  The added mass ρ C_A V s enters the equations of motion as an inertia at the point,
-    isotropic; gravity stays in the model.  With ``slamming``, the rate of change of that added mass
+    upright.  The added mass ρ C_A V s enters the equations of motion as an inertia at the point;
+    gravity stays in the model.
+
+    A flat or open object (a manifold's roof, a mudmat, a protection cover) has a large vertical added
+    mass and little sideways: ``Ca``, ``Cd`` and ``area`` then take one value per axis of the body's
+    frame, and C_A, C_D A become the diagonal tensors diag(C_A,i), diag(C_D,i A_i) in those axes, turned
+    to the world by the body's rotation R: the added mass ρ V s R diag(C_A) Rᵀ, the inertia force
+    ρ V s (1 + R diag(C_A) Rᵀ) u̇_w and the drag ½ ρ s |u_r| R diag(C_D A) Rᵀ u_r (one value: the
+    isotropic forms above).  With ``slamming``, the rate of change of that added mass
     as the object crosses the surface adds ρ C_A V ṡ (w − ż) vertically, ṡ = (ζ̇ − ż) / h (DNV-RP-H103's
     slamming as the time derivative of the added mass; 0 once fully in or out).
 
@@ -44,10 +51,13 @@ class MorisonObject(ForceElement):
     name: str = eqx.field(static=True)
     body: str = setting("body", doc="body carrying the object")
     volume: jax.Array = parameter(unit="m³", bound=(">", 0.0), doc="V, displaced volume when fully submerged")
-    area: jax.Array = parameter(unit="m²", bound=(">=", 0.0), doc="A, projected area normal to the flow (drag)")
+    area: jax.Array = parameter(unit="m²", shape=[(), (3,)], bound=(">=", 0.0),
+                                doc="A, projected area normal to the flow (drag); or one per body axis")
     height: jax.Array = parameter(unit="m", bound=(">", 0.0), doc="h, vertical extent, centred on `point`")
-    Cd: jax.Array = parameter(unit="", bound=(">=", 0.0), doc="C_D, drag coefficient (DNV-RP-H103 Tables A-1, A-2)")
-    Ca: jax.Array = parameter(unit="", bound=(">=", 0.0), doc="C_A, added-mass coefficient (DNV-RP-H103 Tables A-1, A-2)")
+    Cd: jax.Array = parameter(unit="", shape=[(), (3,)], bound=(">=", 0.0),
+                              doc="C_D, drag coefficient (DNV-RP-H103 Tables A-1, A-2); or one per body axis")
+    Ca: jax.Array = parameter(unit="", shape=[(), (3,)], bound=(">=", 0.0),
+                              doc="C_A, added-mass coefficient (DNV-RP-H103 Tables A-1, A-2); or one per body axis")
     point: jax.Array = parameter(unit="m", shape=(3,), default=(0.0, 0.0, 0.0), doc="centre of the object in the body's frame")
     current: jax.Array = parameter(unit="m/s", shape=(3,), default=(0.0, 0.0, 0.0), doc="U_c, uniform current, world axes")
     rho: jax.Array = parameter(unit="kg/m³", bound=(">", 0.0), default=1025.0, doc="water density")
@@ -95,16 +105,27 @@ class MorisonObject(ForceElement):
         speed = jnp.sqrt(jnp.sum(ur * ur) + 1e-30)
         g = jnp.sqrt(jnp.sum(ctx.model.gravity**2))
         rho_v = self.rho * self.volume * s
-        F = (0.5 * self.rho * self.Cd * self.area * s * speed * ur + rho_v * (1.0 + self.Ca) * du
+        R = ctx.R[ctx.body_index(self.body)]
+        Ca, CdA = self._tensor(R, self.Ca), self._tensor(R, self.Cd * self.area)
+        F = (0.5 * self.rho * s * speed * (CdA @ ur) + rho_v * (du + Ca @ du)
              + rho_v * g * jnp.array([0.0, 0.0, 1.0], dtype=p.dtype))
         if self.slamming:  # d(m_a)/dt (w − ż): the added mass gained per second as the object crosses the surface
-            F = F.at[2].add(self.rho * self.Ca * self.volume * sdot * ur[2])
+            F = F.at[2].add(self.rho * Ca[2, 2] * self.volume * sdot * ur[2])
         return F, s, depth, ur
 
+    @staticmethod
+    def _tensor(R, c):
+        """A coefficient, one value or one per body axis, as the world-axes tensor R diag(c) Rᵀ."""
+        c = jnp.broadcast_to(jnp.asarray(c, dtype=R.dtype), (3,))
+        return (R * c) @ R.T
+
     def _added_mass(self, ctx: Context, s):
-        """ρ C_A V s as a point inertia at ``point`` (body frame), (6, 6)."""
+        """ρ V s diag(C_A) as a point inertia at ``point`` c (body frame), (6, 6): with M that 3x3 mass,
+        [[M, −M ĉ], [ĉ M, −ĉ M ĉ]] (the point's velocity v − ĉ ω)."""
         point = jnp.asarray(self.point, dtype=ctx.p.dtype)
-        return spatial.spatial_inertia(self.rho * self.Ca * self.volume * s, point, jnp.zeros((3, 3), dtype=point.dtype))
+        M = jnp.diag(jnp.broadcast_to(self.rho * self.volume * s * jnp.asarray(self.Ca, dtype=point.dtype), (3,)))
+        c = spatial.skew(point)
+        return jnp.concatenate([jnp.concatenate([M, -M @ c], -1), jnp.concatenate([c @ M, -c @ M @ c], -1)], -2)
 
     def extra_inertia(self, ctx: Context):
         i = ctx.body_index(self.body)
@@ -127,7 +148,7 @@ class MorisonObject(ForceElement):
             # the object's size over the realisation's energy-weighted mean wavelength 2π / k̄
             a2 = jnp.asarray(ctx.waves.amplitude) ** 2
             k = jnp.sum(a2 * jnp.asarray(ctx.waves.wavenumber)) / jnp.maximum(jnp.sum(a2), 1e-300)
-            size = jnp.maximum(self.height, jnp.sqrt(self.area))
+            size = jnp.maximum(self.height, jnp.sqrt(jnp.max(jnp.asarray(self.area))))
             out["size_over_wavelength"] = (size * k / (2 * jnp.pi) * jnp.ones_like(s)).astype(s.dtype)
         return out
 
