@@ -16,17 +16,7 @@ from . import spatial
 from .dynamics import gravity_torques as _gravity_torques
 from .fields import parameter, setting
 from .system import ELEMENT_KINDS, Context, Contribution, ForceElement
-
-
-def _dofs(model, joints):
-    idx = []
-    for j in joints:
-        i = model.index(j)
-        if model.joints[i].nv != 1:
-            raise ValueError(f"controller joint {j!r}: expected a one-coordinate joint (revolute or prismatic)")
-        idx.append(model.v_start[i])
-    qidx = [model.q_start[model.index(j)] for j in joints]
-    return jnp.asarray(qidx), jnp.asarray(idx)
+from .system import joint_dofs as _dofs
 
 
 def gravity_torques(ctx: Context):

@@ -227,6 +227,18 @@ class ForceElement(eqx.Module):
 WRENCH_UNITS = "N (fx fy fz), N m (mx my mz)"
 
 
+def joint_dofs(model: Model, joints):
+    """(indices into q, indices into v) of one-coordinate joints (revolute or prismatic), by name."""
+    idx = []
+    for j in joints:
+        i = model.index(j)
+        if model.joints[i].nv != 1:
+            raise ValueError(f"controller joint {j!r}: expected a one-coordinate joint (revolute or prismatic)")
+        idx.append(model.v_start[i])
+    qidx = [model.q_start[model.index(j)] for j in joints]
+    return jnp.asarray(qidx), jnp.asarray(idx)
+
+
 def joint_units(model: Model, joint: str, translation: str, rotation: str) -> str:
     """``translation`` on a prismatic joint, ``rotation`` on any other one-coordinate joint."""
     from .joints import Prismatic
