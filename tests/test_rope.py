@@ -75,12 +75,13 @@ def test_slack_taut_drop_converges_with_sharpness():
     assert d[2] / peaks[-1] < 1e-3
 
 
-def _reeved(n, lead):
+def _reeved(n, lead, top=0.0, **kw):
     b = ModelBuilder()
     b.add_body("payload", body=Body(M, (0, 0, 0), np.full(3, 10.0)), joint=mbd.Prismatic((0.0, 0.0, 1.0)))
-    rope = WireRope(name="hoist", body_a="world", body_b="payload", point_a=jnp.zeros(3), point_b=jnp.zeros(3),
-                    EA=jnp.asarray(EA), length=jnp.asarray(L0), falls=n, lead_length=jnp.asarray(lead),
-                    transition=jnp.asarray(1e-3))
+    rope = WireRope(name="hoist", body_a="world", body_b="payload", point_a=jnp.asarray([0.0, 0.0, top]),
+                    point_b=jnp.zeros(3), EA=jnp.asarray(EA), length=jnp.asarray(L0), falls=n,
+                    lead_length=jnp.asarray(lead), transition=jnp.asarray(1e-3),
+                    **{k: (v if isinstance(v, bool) else jnp.asarray(v)) for k, v in kw.items()})
     return System(b.build(), (rope,), name="reeved")
 
 
@@ -102,3 +103,27 @@ def test_reeving_shares_the_hook_load_and_stiffens_the_hook():
         z = np.asarray(res.q)[:, 0] - float(q[0])
         measured = _period(np.asarray(res.time), z)
         assert abs(measured / period - 1) < 1e-5, (n, measured, period)
+
+
+def test_the_rope_weight_in_air_and_in_water():
+    """Four falls from 4 m above the still water to a load under it: the falls weigh 4 m_l g l less the
+    buoyancy of their wet part, (ρ_w / ρ_rope) of the weight of the length below z = 0 (to 1e-12),
+    and the load hangs in equilibrium on 4 T = W + half that weight (to 1e-9)."""
+    ml, rho_r = 20.0, 7850.0
+    system = _reeved(4, 0.0, top=4.0, mass_per_length=ml, rope_density=rho_r)
+    q = static_equilibrium(system, jnp.asarray([4.0 - L0]), tol=1e-10)
+    out = system.outputs(0.0, (q, jnp.zeros(1), jnp.zeros(0)))
+    l = 4.0 - float(q[0])
+    wet = -float(q[0])
+    weight = 4 * ml * G * (l - wet * 1025.0 / rho_r)
+    assert abs(float(out["hoist/rope_weight"]) / weight - 1) < 1e-12
+    assert abs(float(out["hoist/hook_load"]) / (M * G + 0.5 * weight) - 1) < 1e-9
+
+
+def test_the_winch_runs_at_its_rated_speed_at_most():
+    """A payout of 2 m/s asked of a winch rated for 0.5 m/s pays out 0.5 m/s (to 1e-12 on the rate of
+    the unstretched length)."""
+    system = _reeved(2, 0.0, payout_rate=2.0, max_speed=0.5, winch=True)
+    q = jnp.asarray([-L0])
+    y = (q, jnp.zeros(1), system.forces[0].initial_state(system.model, q, jnp.zeros(1)))
+    assert abs(float(system.rhs(0.0, y)[2][0]) - 0.5) < 1e-12

@@ -39,7 +39,17 @@ class WireRope(ForceElement):
     compensation) and the hook height is corrected towards its initial value with gain
     ``hook_gain`` (1/s).
 
-    States: L₀ when the winch is active (payout or compensation), none
+    The winch's line speed at the hook (payout, compensation and gain together) is clipped to its
+    rated ``max_speed``; an acceleration limit is a ramp of ``payout_rate`` in a scenario phase
+    (``{"target": v, "rate": a}``, a in m/s²).
+
+    With ``mass_per_length`` the rope's own weight hangs on its ends: the n falls between a and b,
+    straight, weigh n m_l g l, less the buoyancy ρ_w g (m_l / ρ_rope) of their length under the still
+    water (z = 0), and each end carries half of it, vertically (one lumped segment: exact for the
+    static hook load at the sheave, n T + that weight; the rope's inertia and its own sway are left
+    out).  Output ``rope_weight`` (N).
+
+    States: [L₀, the reference hook height] when the winch is active (payout or compensation), none
     otherwise.  Outputs: ``tension`` (N, in the rope: each fall's), ``hook_load`` (N, n T; with n > 1),
     ``length`` (m), ``unstretched_length`` (m, of a fall), ``sway`` (rad): the angle of the rope
     from the vertical.
@@ -62,9 +72,15 @@ class WireRope(ForceElement):
     winch: bool = setting("bool", default=False, doc="the winch state L₀ exists (on when payout, compensation or gain is set)")
     falls: int = setting("integer", default=1, doc="n, parts of rope between the sheaves and the hook block")
     lead_length: jnp.ndarray = parameter(unit="m", bound=(">=", 0.0), default=0.0, doc="rope between the sheaves and the winch drum")
+    max_speed: jnp.ndarray = parameter(unit="m/s", bound=(">", 0.0), default=float("inf"),
+                                       doc="the winch's rated line speed at the hook (payout, compensation and gain together)")
+    mass_per_length: jnp.ndarray = parameter(unit="kg/m", bound=(">=", 0.0), default=0.0, doc="the rope's mass per metre, in air")
+    rope_density: jnp.ndarray = parameter(unit="kg/m³", bound=(">", 0.0), default=7850.0,
+                                          doc="density of the rope's material: the buoyancy of its submerged part")
+    water_density: jnp.ndarray = parameter(unit="kg/m³", bound=(">", 0.0), default=1025.0, doc="sea water, for that buoyancy")
 
     def fixed_reason(self, field):
-        if field in ("payout_rate", "heave_compensation", "hook_gain") and not self.winch:
+        if field in ("payout_rate", "heave_compensation", "hook_gain", "max_speed") and not self.winch:
             return f"rope {self.name!r} has no winch (winch=False): setting {field!r} would do nothing"
         return None
 
@@ -107,16 +123,28 @@ class WireRope(ForceElement):
         T = smooth_tension(self.EA / (n * L0 + self.lead_length) * n * (l - L0) + self.damping * ldot, self.transition)
         return T, e, l
 
+    def weight(self, ctx: Context):
+        """The n falls' weight in air less the buoyancy of their submerged length (N, ≥ 0)."""
+        pa, _, pb, _, _, l, _ = self._geometry(ctx)
+        dz = pa[2] - pb[2]
+        lo = jnp.minimum(pa[2], pb[2])
+        span = jnp.maximum(jnp.abs(dz), 1e-12)
+        wet = jnp.where(jnp.abs(dz) > 1e-12, jnp.clip(-lo / span, 0.0, 1.0), (lo < 0).astype(l.dtype))
+        g = jnp.sqrt(jnp.sum(ctx.model.gravity**2))
+        return self.falls * self.mass_per_length * g * l * (1.0 - wet * self.water_density / self.rope_density)
+
     def contribution(self, ctx: Context, z) -> Contribution:
         T, e, _ = self.tension(ctx, z)
         F = self.falls * T
         f_ext = ctx.zeros_f_ext()
-        f_ext = ctx.add_point_force(f_ext, self.body_a, self.point_a, F * e)
-        f_ext = ctx.add_point_force(f_ext, self.body_b, self.point_b, -F * e)
+        half = 0.5 * self.weight(ctx) * jnp.array([0.0, 0.0, -1.0], dtype=e.dtype)
+        f_ext = ctx.add_point_force(f_ext, self.body_a, self.point_a, F * e + half)
+        f_ext = ctx.add_point_force(f_ext, self.body_b, self.point_b, -F * e + half)
         zdot = None
         if self.winch:
             _, va, pb, _, _, _, _ = self._geometry(ctx)
             rate = self.payout_rate + self.heave_compensation * va[2] + self.hook_gain * (pb[2] - z[1])  # of a fall
+            rate = jnp.clip(rate, -self.max_speed, self.max_speed)
             zdot = jnp.stack([rate, -self.payout_rate * jnp.ones_like(rate)])
         return Contribution(f_ext=f_ext, zdot=zdot)
 
@@ -127,12 +155,13 @@ class WireRope(ForceElement):
                            "tension >= 10 % of its value at the start", lower_fraction_of_start=0.1),)
 
     def output_units(self, model) -> dict:
-        units = {"tension": "N", "length": "m", "unstretched_length": "m", "sway": "rad"}
+        units = {"tension": "N", "length": "m", "unstretched_length": "m", "sway": "rad", "rope_weight": "N"}
         return units | ({"hook_load": "N"} if self.falls > 1 else {})
 
     def outputs(self, ctx: Context, z) -> dict:
         T, e, l = self.tension(ctx, z)
         horizontal = jnp.sqrt(e[0] ** 2 + e[1] ** 2 + 1e-30)
         sway = jnp.arctan2(horizontal, jnp.abs(e[2]))
-        out = {"tension": T, "length": l, "unstretched_length": self.unstretched(z), "sway": sway}
+        out = {"tension": T, "length": l, "unstretched_length": self.unstretched(z), "sway": sway,
+               "rope_weight": self.weight(ctx)}
         return out | ({"hook_load": self.falls * T} if self.falls > 1 else {})
