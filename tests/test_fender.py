@@ -164,3 +164,50 @@ def test_landing_on_a_compliant_seabed_matches_the_damped_oscillator():
     in_contact = t[F > 1e-3 * peak]
     assert abs(np.max(F) / peak - 1) < 0.02, (np.max(F), peak)
     assert abs((in_contact[-1] - in_contact[0]) / duration - 1) < 0.02, (in_contact[-1] - in_contact[0], duration)
+
+
+def test_the_contact_ends_at_the_edge_of_its_region():
+    """A deck 10 m long (x in [−5, 5]): the block on it carries its weight; slid off the edge, nothing
+    (exactly 0 N), whatever the compression."""
+    system = block(region_min=[-5.0, -np.inf, -np.inf], region_max=[5.0, np.inf, np.inf])
+    for x, on in ((0.0, True), (4.9, True), (5.1, False), (-7.0, False)):
+        out = system.outputs(0.0, (jnp.array([x, -M * G / K]), jnp.zeros(2), jnp.zeros(0)))
+        if on:
+            assert abs(float(out["fender/force"]) / (M * G) - 1) < 1e-8
+        else:
+            assert float(out["fender/force"]) == 0.0
+
+
+@pytest.mark.parametrize("change, key, words", [
+    ("plane_point = [0, 0, 0]", "plane_point", "under the still water"),
+    ("other = \"world\"\nplane_point = [0, 0, -50]\nnormal = [0, 1, 0]", "normal", "points up"),
+])
+def test_a_seabed_above_the_water_or_tilted_is_refused(tmp_path, change, key, words):
+    """``seabed = true``: a world plane with its normal up, under the still water; else one line."""
+    text = """
+name = "landing"
+[[bodies]]
+name = "block"
+joint = "prismatic"
+axis = [0, 0, 1]
+mass = 2.0e4
+inertia = [1e3, 1e3, 1e3]
+[[forces]]
+kind = "fender"
+body = "block"
+point = [0, 0, 0]
+seabed = true
+stiffness = 5.0e6
+CHANGE
+[simulation]
+duration = 0.5
+save_dt = 0.01
+"""
+    path = tmp_path / "seabed.toml"
+    base = "other = \"world\"\nplane_point = [0, 0, -50]\nnormal = [0, 0, 1]"
+    path.write_text(text.replace("CHANGE", base))
+    assert mbd.load_system(path).system.forces[0].seabed
+    path.write_text(text.replace("CHANGE", change if "other" in change else base.replace("plane_point = [0, 0, -50]", change)))
+    with pytest.raises(mbd.SystemFileError, match=rf"forces\[0\]\.{key}: .*{words}") as err:
+        mbd.load_system(path)
+    assert "\n" not in str(err.value)

@@ -31,8 +31,16 @@ class Fender(ForceElement):
     regularised as −μ F_n u / √(|u|² + u_s²) with ``slip_velocity`` u_s.  The force acts on
     ``body`` at the fender point and, opposite, on ``other`` at the same point.
 
-    Outputs: ``force`` (N, normal, ≥ 0), ``compression`` (m), ``friction`` (3,) N, world axes.  A
-    fender is rated to a compression (``rated_compression``): beyond it the linear curve no longer
+    The plane may end: the contact holds only while the fender point, in ``other``'s frame, lies in
+    the box [``region_min``, ``region_max``] (a deck's edges; a load slewed over the side leaves it).
+    As a seabed (``seabed = true``: a world plane under the still water, normal up) it lands a
+    lowered object: k is then the soil's stiffness per contact point, the load over the settlement it
+    causes (DNV-RP-H103 section 9's landing on soil: from a soil investigation, or the load over an
+    assumed settlement), c its damping.
+
+    Outputs: ``force`` (N, normal, ≥ 0), ``compression`` (m), ``closing_speed`` (m/s, the
+    compression's rate: at the first touch, the impact velocity), ``friction`` (3,) N, world axes.
+    A fender is rated to a compression (``rated_compression``): beyond it the linear curve no longer
     holds (the fender is bottoming out), which a run reports.
     """
 
@@ -51,11 +59,26 @@ class Fender(ForceElement):
     transition: jax.Array = parameter(unit="N", bound=(">", 0.0), default=1.0, doc="w, width of the smooth contact onset")
     rated_compression: jax.Array = parameter(unit="m", bound=(">", 0.0), default=float("inf"),
                                              doc="compression the fender curve holds to")
+    region_min: jax.Array = parameter(unit="m", shape=(3,), default=(-math.inf,) * 3,
+                                      doc="the contact holds while the fender point, in other's frame, is above this corner")
+    region_max: jax.Array = parameter(unit="m", shape=(3,), default=(math.inf,) * 3,
+                                      doc="... and below this one (a deck's edges: off it, no contact)")
+    seabed: bool = setting("bool", default=False, doc="the plane is the seabed: other is world, the normal up, the plane under the still water")
 
     @classmethod
     def file_rules(cls, values, given, fail):
         if "normal" in values and not float(np.linalg.norm(values["normal"])) > 0.0:
             fail("normal", "must not be the zero vector: it is the direction the fender pushes")
+        if not values.get("seabed", False):
+            return
+        if values.get("other") != "world":
+            fail("other", f"a seabed is part of the world: expected other = \"world\", got {values.get('other')!r}")
+        n = np.asarray(values.get("normal", (0.0, 0.0, 1.0)), dtype=float)
+        if not (n[2] > 0 and np.allclose(n[:2], 0.0)):
+            fail("normal", f"a seabed's normal points up, [0, 0, 1]; got {n.tolist()}")
+        z = float(np.asarray(values.get("plane_point", (0.0, 0.0, 0.0)))[2])
+        if not z < 0.0:
+            fail("plane_point", f"a seabed lies under the still water (z < 0, world z up); got z = {z:g} m")
 
     def _contact(self, ctx: Context):
         """World fender point and velocity, plane normal, compression δ, its rate, sliding velocity."""
@@ -74,21 +97,23 @@ class Fender(ForceElement):
         u = v - v_plane
         compression = -jnp.sum(n_w * (p - p0))
         rate = -jnp.sum(n_w * u)
-        return p, n_w, compression, rate, u - jnp.sum(n_w * u) * n_w
+        local = p if i < 0 else spatial.mtv(ctx.R[i], p - ctx.p[i])
+        inside = jnp.all((local >= self.region_min) & (local <= self.region_max))
+        return p, n_w, compression, rate, u - jnp.sum(n_w * u) * n_w, inside
 
     def forces(self, ctx: Context):
-        """(F_n, compression, friction force (3,) world, contact point, normal)."""
-        p, n, delta, rate, slip = self._contact(ctx)
+        """(F_n, compression, friction force (3,) world, contact point, normal, compression rate)."""
+        p, n, delta, rate, slip, inside = self._contact(ctx)
         w = self.transition
         elastic = w * jax.nn.softplus(self.stiffness * delta / w)
         damped = elastic + self.damping * rate * jax.nn.sigmoid(self.stiffness * delta / w)
-        fn = w * jax.nn.softplus(damped / w)
+        fn = jnp.where(inside, w * jax.nn.softplus(damped / w), 0.0)
         speed = jnp.sqrt(jnp.sum(slip * slip) + self.slip_velocity**2)
         friction = -self.friction * fn * slip / speed
-        return fn, delta, friction, p, n
+        return fn, delta, friction, p, n, rate
 
     def contribution(self, ctx: Context, z) -> Contribution:
-        fn, _, friction, p, n = self.forces(ctx)
+        fn, _, friction, p, n, _ = self.forces(ctx)
         force = fn * n + friction  # on the fender's body
         f_ext = ctx.zeros_f_ext()
         for name, sign in ((self.body, 1.0), (self.other, -1.0)):
@@ -99,11 +124,11 @@ class Fender(ForceElement):
         return Contribution(f_ext=f_ext)
 
     def outputs(self, ctx: Context, z) -> dict:
-        fn, delta, friction, _, _ = self.forces(ctx)
-        return {"force": fn, "compression": delta, "friction": friction}
+        fn, delta, friction, _, _, rate = self.forces(ctx)
+        return {"force": fn, "compression": delta, "closing_speed": rate, "friction": friction}
 
     def output_units(self, model) -> dict:
-        return {"force": "N", "compression": "m", "friction": "N"}
+        return {"force": "N", "compression": "m", "closing_speed": "m/s", "friction": "N"}
 
     def valid_ranges(self, model) -> tuple:
         rated = float(self.rated_compression)
