@@ -581,8 +581,7 @@ class Scenario(eqx.Module):
             if not bool(seg.ok):
                 raise SimulationError(
                     f"{system.name}: scenario {self.name!r}, phase {k} ({p.name!r}) started at t = {t_s:.6g} s: "
-                    f"the integrator stopped at t = {t_e:.6g} s (step budget or step size); raise max_steps, "
-                    "loosen the tolerances or shorten the phase")
+                    f"the integrator stopped at t = {t_e:.6g} s: {_solver_message(seg.result)}")
             gts = np.asarray(seg.ts)
             keep = np.isfinite(gts) & (gts > t_s) & (gts < t_e)
             ts_k = np.concatenate([[t_s], gts[keep], [t_e]])
@@ -629,6 +628,19 @@ class Scenario(eqx.Module):
         res.attrs["events"] = [dataclasses.asdict(e) for e in events]
         res.outputs["phase"] = res.phase
         return res
+
+
+def _solver_message(result) -> str:
+    """What diffrax's result code says, in one line, with what to do about it."""
+    code = int(result)
+    messages = diffrax.RESULTS._index_to_message
+    text = " ".join(str(messages[code] if 0 <= code < len(messages) else f"code {code}").split())
+    if code == int(diffrax.RESULTS.max_steps_reached._value):
+        return text + " (raise max_steps, loosen the tolerances or shorten the phase)"
+    if "nonlinear" in text.lower():
+        return ("the root finder for the phase's end condition did not converge (" + text + "); a condition on an output "
+                "that oscillates fast near its threshold: end the phase on a steadier output, or raise root_tol")
+    return text
 
 
 def _check_output(name: str, system: System):
@@ -693,6 +705,7 @@ class _Segment(eqx.Module):
     fired: Any
     ok: Any
     g0: Any
+    result: Any = None
 
 
 @functools.partial(system_jit, forward=True)
@@ -711,10 +724,14 @@ def _segment(system, plan, k, starts, t_start, t_limit, y0, forcing, grid, integ
     g0 = margin(t_start, y0)
     # a condition that already holds ends the phase at once: diffrax only sees sign changes
     t1 = jnp.where(g0 >= 0, t_start, t_limit)
+    # the root finder stops on |g| < root_tol as well as on the step in t: in the margin's own units
+    # (N for a hook load) that cannot be met in float64, so it sees g over its size at the phase start
+    # (a constant: the root and dt/dθ are unchanged)
+    scale = jax.lax.stop_gradient(jnp.maximum(jnp.abs(g0), 1e-12))
     save_dt, n = grid
     k0 = jnp.ceil(t_start / save_dt)
     ts = jnp.clip(k0 * save_dt + save_dt * jnp.arange(n), t_start, t1)
-    event = diffrax.Event(lambda t, y, args, **kw: margin(t, y),
+    event = diffrax.Event(lambda t, y, args, **kw: margin(t, y) / scale,
                           root_finder=optx.Newton(rtol=root_tol, atol=root_tol), direction=True)
     max_steps = integrator.max_steps if integrator.max_steps is not None else 100_000
     sol = diffrax.diffeqsolve(
@@ -727,7 +744,7 @@ def _segment(system, plan, k, starts, t_start, t_limit, y0, forcing, grid, integ
     y_end = jax.tree_util.tree_map(lambda a: a[0], sol.ys[1])
     q, v, z = y_end
     y_end = (system.model.normalise(q), v, z)
-    return _Segment(sol.ts[0], sol.ys[0], sol.ts[1][0], y_end, fired, ok, g0)
+    return _Segment(sol.ts[0], sol.ys[0], sol.ts[1][0], y_end, fired, ok, g0, sol.result._value)
 
 
 @system_jit

@@ -157,3 +157,23 @@ def test_goliath_crane_full_turn_over(tmp_path):
     assert abs(s["final_tilt_deg"] - 180.0) < 2.0
     assert s["T_min_t"] > 0.25 * 828.5 / 6
     assert [e.trigger for e in res.events][:2] == ["condition", "condition"]
+
+
+def test_a_condition_on_a_force_in_newtons_ends_its_phase_at_the_exact_time():
+    """A rope hauled in against a fixed anchor: T(t) = EA (l / (L₀ − r t) − 1) crosses 10 MN at
+    t* = (L₀ − l / (1 + T*/EA)) / r.  The margin is some 1e7 N and moves at 6 MN/s; the root finder
+    judges it relative to its size at the phase start, so the phase ends at t* to 1e-9 s (the
+    tolerance of an absolute 1e-10 N would need t to 1e-17 s, below float64 at t ≈ 1 s)."""
+    b = ModelBuilder()
+    b.add_body("anchor", body=Body(M, (0, 0, 0), np.full(3, 10.0)), joint=mbd.Fixed(),
+               placement=mbd.Placement(p=np.array([0.0, 0.0, -10.5])))
+    rope = WireRope(name="hoist", body_a="world", body_b="anchor", point_a=jnp.zeros(3), point_b=jnp.zeros(3),
+                    EA=jnp.asarray(EA), length=jnp.asarray(L0), transition=jnp.asarray(1.0), winch=True)
+    system = System(b.build(), (rope,), name="haul")
+    r, T_star = 0.5, 1.0e7
+    sc = Scenario.from_dict([{"name": "haul", "set": {"hoist": {"payout_rate": -r}},
+                              "until": {"output": "hoist/tension", "op": ">=", "value": T_star}, "max_duration": 5.0}], system)
+    res = sc.run(system, q0=jnp.zeros(0), integrator=INTEGRATOR, save_dt=0.5)
+    t_star = (L0 - 10.5 / (1 + T_star / EA)) / r
+    assert res.events[0].trigger == "condition"
+    assert abs(res.events[0].time - t_star) < 1e-9, (res.events[0].time, t_star)
