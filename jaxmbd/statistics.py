@@ -69,3 +69,63 @@ class ExtremeStatistics:
             p99=float(np.percentile(maxima, 99)),
             mpm=g.most_probable_maximum,
         )
+
+
+@dataclasses.dataclass(frozen=True)
+class SlackEvent:
+    """One slack spell of a lifting line and the snap that ends it (DNV-ST-N001, DNV-RP-H103 4.7).
+
+    ``start``, ``end`` (s): the tension first falls below, then first returns above, the slack limit
+    (a fraction of the static tension, interpolated between samples); ``snap`` (N): the largest
+    tension from ``end`` until the tension next falls below its static value (the first load cycle
+    after re-tensioning), at ``snap_time``; ``None`` when the record ends slack."""
+
+    start: float
+    end: float | None
+    snap: float | None
+    snap_time: float | None
+
+    @property
+    def duration(self) -> float | None:
+        return None if self.end is None else self.end - self.start
+
+
+def slack_events(time, tension, static, *, slack_fraction=0.1) -> list[SlackEvent]:
+    """Slack spells and snap loads of one tension record (N) against its ``static`` value (N).
+
+    A line is slack while its tension is below ``slack_fraction`` x ``static`` (0.1: DNV-RP-H103's
+    slack-sling criterion, the hydrodynamic force at most 0.9 of the static weight); each slack spell
+    ends with a snap as the line comes tight, reported with its peak.  ``time`` and ``tension``
+    are 1-D of the same length, sampled finely enough to resolve the snap (the peak is the largest
+    sample)."""
+    t = np.asarray(time, float).reshape(-1)
+    T = np.asarray(tension, float).reshape(-1)
+    if t.shape != T.shape:
+        raise ValueError(f"slack_events: time {t.shape} and tension {T.shape} differ in length")
+    limit = slack_fraction * float(static)
+
+    def crossing(i, level):  # linear interpolation between samples i and i + 1
+        return float(t[i] + (level - T[i]) * (t[i + 1] - t[i]) / (T[i + 1] - T[i]))
+
+    below = T < limit
+    down = np.flatnonzero(~below[:-1] & below[1:])
+    up = np.flatnonzero(below[:-1] & ~below[1:])
+    events = []
+    starts = ([0] if below[0] else []) + list(down + 1)
+    for s in starts:
+        t_start = float(t[0]) if s == 0 and below[0] else crossing(s - 1, limit)
+        later = up[up >= s]  # T[j] below the limit, T[j + 1] above
+        if later.size == 0:
+            events.append(SlackEvent(t_start, None, None, None))
+            continue
+        j = int(later[0])
+        t_end = crossing(j, limit)
+        # the first load cycle after re-tensioning: up through the static value and back below it
+        rise = np.flatnonzero(T[j + 1:] >= float(static))
+        a = j + 1 + (int(rise[0]) if rise.size else T.size - j - 1)
+        fall = np.flatnonzero(T[a:] < float(static))
+        stop = a + (int(fall[0]) if fall.size else T.size - a)
+        window = slice(j + 1, max(stop, j + 2))
+        k = j + 1 + int(np.argmax(T[window]))
+        events.append(SlackEvent(t_start, t_end, float(T[k]), float(t[k])))
+    return events

@@ -1,0 +1,32 @@
+"""Slack and snap detection (jaxmbd.statistics.slack_events) on records written here."""
+
+import numpy as np
+import pytest
+
+from jaxmbd.statistics import slack_events
+
+
+def test_slack_spells_and_their_snaps_are_found_with_interpolated_times():
+    """A tension of static 100 N swinging 100 ± 150 N: slack (below 10 N) spells start and end where the
+    sine crosses 10 N (to 1e-6 s on a 1e-4 s grid: linear interpolation of a smooth record, error
+    O(dt²)), and each snap is the next crest, 250 N at its time."""
+    t = np.arange(0.0, 22.0, 1e-4)
+    T = 100.0 + 150.0 * np.sin(2 * np.pi * t / 5.0)
+    events = slack_events(t, T, 100.0)
+    assert len(events) == 4
+    a = np.arcsin(-90.0 / 150.0)  # sin = (10 − 100) / 150, the descending and rising crossings
+    for n, e in enumerate(events):
+        start = 5.0 * (n + (np.pi - a) / (2 * np.pi))
+        end = 5.0 * (n + 1 + a / (2 * np.pi))
+        assert abs(e.start - start) < 1e-6 and abs(e.end - end) < 1e-6, (n, e)
+        assert abs(e.snap - 250.0) < 1e-4 and abs(e.snap_time - 5.0 * (n + 1.25)) < 1e-3
+        assert abs(e.duration - (end - start)) < 2e-6
+
+
+def test_a_taut_line_has_no_event_and_a_record_ending_slack_says_so():
+    t = np.linspace(0.0, 10.0, 1001)
+    assert slack_events(t, 100.0 + 50.0 * np.sin(t), 100.0) == []
+    (e,) = slack_events(t, np.where(t < 5.0, 100.0, 0.0), 100.0)
+    assert e.end is None and e.snap is None and 4.9 <= e.start <= 5.0
+    with pytest.raises(ValueError, match="differ in length"):
+        slack_events(t, t[:-1], 100.0)
