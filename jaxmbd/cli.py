@@ -259,7 +259,8 @@ def _run_scenario(args, loaded, q0, n, seed, out, attrs) -> int:
               "phase's max_duration and condition); leave --duration out", file=sys.stderr)
         return 2
     keys = jax.random.split(jax.random.key(seed), n) if n else [None]
-    found_all, maxima, written, duration = [], {}, [], 0.0
+    found_all, maxima, written, duration, runs = [], {}, [], 0.0, []
+    report = scenario.report_outputs(system)
     for r, key in enumerate(keys):
         waves = system.waves.realise(key) if key is not None else None
         res = scenario.run(system, q0=q0, save_dt=loaded.save_dt, integrator=loaded.integrator, waves=waves)
@@ -269,13 +270,51 @@ def _run_scenario(args, loaded, q0, n, seed, out, attrs) -> int:
                                   "events": [_plain_dict(e) for e in res.events]} | validity.to_attrs(found))
         written.append(_write_result(res, out / ("result.nc" if len(keys) == 1 else f"result_{r:03d}.nc")))
         print(f"realisation {r}:\n{res.event_table()}\n")
+        if report:
+            print(res.phase_table(report) + "\n")
+        runs.append(res)
         for name, val in res.outputs.items():  # per realisation its maxima only (the time grids differ)
             maxima.setdefault(name, []).append(np.max(np.asarray(val), axis=0))
         duration = max(duration, float(res.time[-1] - res.time[0]))
+    if report:
+        written.append(_plot_scenario(runs, report, out / "scenario.png"))
     # (realisation, one "time" sample: the maximum) for the summary's statistics of maxima
     series = {k: np.stack(v)[:, None] for k, v in maxima.items()}
     return _summary(args, system, np.zeros(1), series, True, _merge_excursions(found_all, len(keys)), duration,
                     ", ".join(str(w) for w in written), stationary=False)
+
+
+def _plot_scenario(runs, names, path: Path) -> Path:
+    """The reported outputs against time, one panel each, every realisation, the phases of the first
+    shaded and named."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    units = runs[0].system.output_units()
+    fig, axes = plt.subplots(len(names), 1, figsize=(10, 2.6 * len(names) + 0.6), sharex=True, squeeze=False)
+    first = runs[0]
+    for ax, name in zip(axes[:, 0], names):
+        for i, res in enumerate(runs):
+            x = np.asarray(res.outputs[name])
+            x = x if x.ndim == 1 else np.linalg.norm(x, axis=-1)
+            ax.plot(res.time, x, lw=0.8, alpha=1.0 if i == 0 else 0.4, color="C0" if i == 0 else "0.5")
+        ax.set_ylabel(f"{name if np.asarray(first.outputs[name]).ndim == 1 else '|' + name + '|'} ({units.get(name, '?')})",
+                      fontsize=8)
+        ax.grid(alpha=0.3)
+        for k, pname in enumerate(first.phase_names):
+            m = first.phase == k
+            if m.any():
+                ax.axvspan(first.time[m][0], first.time[m][-1], color=f"C{k % 10}", alpha=0.08)
+                if ax is axes[0, 0]:
+                    ax.text(0.5 * (first.time[m][0] + first.time[m][-1]), 1.01, pname, transform=ax.get_xaxis_transform(),
+                            ha="center", va="bottom", fontsize=7)
+    axes[-1, 0].set_xlabel("time (s)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
 
 
 def _plain_dict(obj):

@@ -11,7 +11,7 @@ Continuous dynamics, discrete commands
 Inside phase k the system is the ODE ẏ = f_k(t, y) with y = (q, v, z), the parameters of phase k
 substituted into the named array leaves of the named elements (``equinox.tree_at``).  The phase ends
 at the first time t_k > t_{k-1} where its condition margin g_k(t, y(t)) crosses zero upwards (g < 0:
-not yet; g ≥ 0: done), found by ``diffrax.Event`` with a Newton root finder on the solver's dense
+not yet; g ≥ 0: done), found by ``diffrax.Event`` with a bisection root finder on the solver's dense
 output, so t_k is accurate to the root-finder tolerance rather than to a step, and it carries
 gradients by the implicit-function theorem,
 
@@ -49,7 +49,10 @@ Dict schema (``Scenario.from_dict(d, system)``; a system file's ``[[scenario.pha
         "until": {"output": "block/z", "op": ">=", "value": 21.0},     # optional condition
         "max_duration": 600.0,                      # s, required: the time limit (or the duration)
         "on_time_limit": "stop"},                   # or "continue"; default "stop"
-       ...]}
+       ...],
+     "report": ["hoist_1/tension"]}                 # optional: element outputs tabulated per phase and
+                                                    # plotted by `jaxmbd run` (default: every wire rope's
+                                                    # hook load or tension, every Morison object's depth)
 
 A condition is one of::
 
@@ -424,6 +427,7 @@ class Scenario(eqx.Module):
 
     phases: tuple
     name: str = eqx.field(static=True, default="scenario")
+    report: tuple = eqx.field(static=True, default=())
 
     def __check_init__(self):
         names = [p.name for p in self.phases]
@@ -440,10 +444,17 @@ class Scenario(eqx.Module):
         """Build and check a scenario against ``system`` from the dict schema of the module docstring."""
         name = "scenario"
         if isinstance(d, dict):
-            unknown = set(d) - {"name", "phases"}
+            unknown = set(d) - {"name", "phases", "report"}
             if unknown or "phases" not in d:
-                raise ScenarioError(f"scenario: expected keys 'phases' (and 'name'), got {sorted(d)}")
+                raise ScenarioError(f"scenario: expected keys 'phases' (and 'name', 'report'), got {sorted(d)}")
             name, plist = str(d.get("name", name)), d["phases"]
+            report = d.get("report", ())
+            if not (isinstance(report, (list, tuple)) and all(isinstance(r, str) for r in report)):
+                raise ScenarioError(f"scenario.report: expected a list of output names, got {report!r}")
+            known = system.output_units()
+            for r in report:
+                if r not in known:
+                    raise ScenarioError(f"scenario.report: {r!r} is not an element output; known: {sorted(known)}")
         else:
             plist = d
         if not isinstance(plist, (list, tuple)):
@@ -465,9 +476,22 @@ class Scenario(eqx.Module):
             phases.append(Phase(name=str(p["name"]), leaves=tuple(leaves), targets=tuple(targets),
                                 rates=tuple(rates), until=until, max_duration=float(p["max_duration"]),
                                 on_time_limit=str(p.get("on_time_limit", "stop"))))
-        sc = cls(tuple(phases), name=name)
+        sc = cls(tuple(phases), name=name, report=tuple(report) if isinstance(d, dict) else ())
         sc.check(system)
         return sc
+
+    def report_outputs(self, system: System) -> tuple:
+        """The outputs a run tabulates per phase and plots: ``report`` when given, else every wire rope's
+        hook load (its tension with one fall) and every Morison object's depth."""
+        if self.report:
+            return self.report
+        names = []
+        for f in system.forces:
+            if f.kind == "wire_rope":
+                names.append(f"{f.name}/{'hook_load' if f.falls > 1 else 'tension'}")
+            elif f.kind == "morison_object":
+                names.append(f"{f.name}/depth")
+        return tuple(names)
 
     def check(self, system: System):
         """Raise :class:`ScenarioError` if an element, field or output named here is not in ``system``."""
@@ -527,7 +551,7 @@ class Scenario(eqx.Module):
         Returns a :class:`ScenarioSolution`: ``t_end[k]`` the time phase k ended (its event time),
         ``y_end`` the final state, ``fired[k]`` whether phase k's condition ended it, and the saved
         segments.  No Python-side checks run, so it can sit under ``jax.grad``/``jax.vmap``; a phase
-        that times out simply hands over to the next one.  ``root_tol`` (s) is the Newton tolerance
+        that times out simply hands over to the next one.  ``root_tol`` (s) is the root finder's tolerance
         on event times.
         """
         plan = self._plan(system)
@@ -732,7 +756,7 @@ def _segment(system, plan, k, starts, t_start, t_limit, y0, forcing, grid, integ
     k0 = jnp.ceil(t_start / save_dt)
     ts = jnp.clip(k0 * save_dt + save_dt * jnp.arange(n), t_start, t1)
     event = diffrax.Event(lambda t, y, args, **kw: margin(t, y) / scale,
-                          root_finder=optx.Newton(rtol=root_tol, atol=root_tol), direction=True)
+                          root_finder=optx.Bisection(rtol=root_tol, atol=root_tol), direction=True)
     max_steps = integrator.max_steps if integrator.max_steps is not None else 100_000
     sol = diffrax.diffeqsolve(
         diffrax.ODETerm(f), integrator.solver(), t0=t_start, t1=t1, dt0=integrator.dt, y0=y0,
@@ -814,6 +838,35 @@ class ScenarioResult(Result):
         rows = [f"{'t (s)':>10}  {'phase':<24} ended by"]
         rows += [f"{e.time:10.3f}  {e.name:<24} {e.trigger}: {e.detail}" for e in self.events]
         return "\n".join(rows)
+
+    def phase_table(self, names) -> str:
+        """Per phase that ran: start and end (s) and, for each named scalar output (a vector output: its
+        magnitude), its largest and smallest value with its units."""
+        units = self.system.output_units()
+        head = ["phase", "start (s)", "end (s)"]
+        cols = []
+        for name in names:
+            x = np.asarray(self.outputs[name])
+            label = name if x.ndim == 1 else f"|{name}|"
+            cols.append(x if x.ndim == 1 else np.linalg.norm(x, axis=-1))
+            u = units.get(name, "?")
+            head += [f"{label} max ({u})", f"{label} min ({u})"]
+        rows = []
+        for k, pname in enumerate(self.phase_names):
+            m = self.phase == k
+            if not m.any():
+                continue
+            t = self.time[m]
+            row = [pname, f"{t[0]:.1f}", f"{t[-1]:.1f}"]
+            for x in cols:
+                row += [f"{np.max(x[m]):.4g}", f"{np.min(x[m]):.4g}"]
+            rows.append(row)
+        widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
+
+        def line(r):
+            return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+
+        return "\n".join([line(head)] + [line(r) for r in rows])
 
     def to_dataset(self):
         ds = super().to_dataset()

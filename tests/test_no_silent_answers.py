@@ -366,6 +366,9 @@ max_duration = 5.0
     assert main(["run", str(path), "--out", str(tmp_path / "o")]) == 0
     out = capsys.readouterr().out
     assert "hold" in out and "lower" in out
+    # the per-phase table of the rope's tension, with its units, and the plot against time
+    assert "hoist/tension max (N)" in out and "hoist/tension min (N)" in out
+    assert (tmp_path / "o" / "scenario.png").stat().st_size > 0
     with xr.open_dataset(tmp_path / "o" / "result.nc", engine="h5netcdf") as ds:
         events = json.loads(ds.attrs["events"])
         assert json.loads(ds.attrs["phases"]) == ["hold", "lower"]
@@ -375,6 +378,10 @@ max_duration = 5.0
     # a scenario's phases set its duration: --duration is refused in one line
     err = _one_line_error(capsys, main(["run", str(path), "--out", str(tmp_path / "o"), "--duration", "5"]))
     assert "--duration" in err and "[scenario]" in err
+    # an output to report that no element has: one line naming it
+    path.write_text(text.replace('name = "lowering"\n[[scenario.phases]]', 'name = "lowering"\nreport = ["hoist/tenson"]\n[[scenario.phases]]', 1))
+    err = _one_line_error(capsys, main(["run", str(path), "--out", str(tmp_path / "o")]))
+    assert "scenario.report" in err and "hoist/tenson" in err
 
 
 def test_readme_library_example_runs_as_written(tmp_path, monkeypatch):
