@@ -88,14 +88,22 @@ def _now() -> str:
 
 def _describe_sea(waves) -> str:
     try:
+        out = {}
+        current = getattr(waves, "current", None)
+        if current is not None:
+            out["current"] = {"surface_speed_m_s": float(current.speed), "direction_rad": float(current.direction),
+                              "profile": None if current.profile_depth is None else
+                              [[float(d), float(f)] for d, f in zip(current.profile_depth, current.profile_factor)]}
         if getattr(waves, "regular", None) is not None:
             w = waves.regular
-            return json.dumps({"regular": {"height_m": float(w.height), "period_s": float(w.period),
-                                           "direction_rad": float(w.direction)}})
-        spec = waves.spectrum
-        out = {"spectrum": type(spec).__name__, "n_frequencies": int(waves.n_frequencies),
-               "omega_min_rad_s": float(waves.omega_min), "omega_max_rad_s": float(waves.omega_max),
-               "mean_direction_rad": float(waves.mean_direction)}
+            out["regular"] = {"height_m": float(w.height), "period_s": float(w.period), "direction_rad": float(w.direction)}
+            return json.dumps(out)
+        spec = getattr(waves, "spectrum", None)
+        if spec is None:
+            return json.dumps(out | {"waves": "none (calm water)"})
+        out |= {"spectrum": type(spec).__name__, "n_frequencies": int(waves.n_frequencies),
+                "omega_min_rad_s": float(waves.omega_min), "omega_max_rad_s": float(waves.omega_max),
+                "mean_direction_rad": float(waves.mean_direction)}
         for field in ("hs", "tp", "gamma"):
             if hasattr(spec, field):
                 out[f"{field}"] = float(getattr(spec, field))

@@ -243,3 +243,43 @@ def test_coefficients_per_body_axis_turn_with_the_body():
     system, q = _turned((math.pi / 2, (0.0, 0.0, 1.0)), Ca=Ca, Cd=Cd, area=area, current=(U, 0.0, 0.0))
     F = np.asarray(system.outputs(0.0, (q, jnp.zeros(6), jnp.zeros(0)))["morison/force"])
     np.testing.assert_allclose(F, [0.5 * RHO * Cd[1] * area[1] * U * U, 0.0, RHO * G * V], rtol=1e-12, atol=1e-9)
+
+
+def _held_at(z, sea):
+    b = ModelBuilder()
+    b.add_body("sphere", body=Body(M, (0.0, 0.0, 0.0), np.eye(3)), joint=Fixed(), placement=mbd.Placement(p=np.array([0.0, 0.0, z])))
+    system = System(b.build(), _sphere(Fixed()).forces, waves=sea)
+    return np.asarray(system.outputs(0.0, (jnp.zeros(0), jnp.zeros(0), jnp.zeros(0)), mbd.Inputs(sea.realise(None)))["morison/force"])
+
+
+def test_the_sea_states_current_with_its_heading_and_profile():
+    """A current in calm water (a SeaState of a current alone): towards 90°, the drag ½ ρ C_D A U² along +y
+    (to 1e-12); under a profile [[0, 1], [20, 0.5]], at 10 m down (the sphere's centre) 0.75 U,
+    the drag (0.75)² as large; the 1/7 power law at mid-depth of 100 m (0.5)^(1/7)."""
+    from jaxmbd.hydro import SeaState
+    from jaxmbd.hydro.waves import Current
+
+    U = 1.4
+    drag = 0.5 * RHO * CD * A * U * U
+    F = _held_at(-30.0, SeaState(current=Current(U, math.pi / 2)))
+    np.testing.assert_allclose(F, [0.0, drag, RHO * G * V], rtol=0, atol=1e-12 * drag)
+    F = _held_at(-10.0, SeaState(current=Current(U, 0.0, [0.0, 20.0], [1.0, 0.5])))
+    np.testing.assert_allclose(F[0], 0.75**2 * drag, rtol=1e-12)
+    F = _held_at(-50.0, SeaState(current=Current.power_law(U, 0.0, 100.0)))
+    np.testing.assert_allclose(F[0], 0.5 ** (2 / 7) * drag, rtol=1e-12)
+
+
+def test_a_current_is_read_from_a_system_file_and_checked(tmp_path):
+    path = tmp_path / "sphere.toml"
+    base = TEXT.replace("CD", "0.5")
+    path.write_text(base + '[current]\nspeed = 1.0\ndirection_deg = 90.0\nprofile = [[0.0, 1.0], [50.0, 0.4]]\n')
+    cur = mbd.load_system(path).system.waves.current
+    assert float(cur.speed) == 1.0 and abs(float(cur.direction) - math.pi / 2) < 1e-15
+    np.testing.assert_allclose(np.asarray(cur.velocity(-25.0)), [0.0, 0.7, 0.0], atol=1e-15)
+    path.write_text(base + '[current]\nspeed = 1.0\nprofile = [[10.0, 1.0], [5.0, 0.4]]\n')
+    with pytest.raises(mbd.SystemFileError, match=r"current\.profile: depths must start at 0 or more and increase") as err:
+        mbd.load_system(path)
+    assert "\n" not in str(err.value)
+    path.write_text(base + '[current]\nspeed = -1.0\n')
+    with pytest.raises(mbd.SystemFileError, match=r"current\.speed"):
+        mbd.load_system(path)

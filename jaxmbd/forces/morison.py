@@ -23,7 +23,8 @@ class MorisonObject(ForceElement):
 
     with u_w and u̇_w the wave's particle velocity and acceleration (linear, Wheeler-stretched to the
     instantaneous surface) at the centre of the submerged part, u_r = u_w + U_c − ẋ the velocity of the
-    water past the object (``current`` U_c, uniform), ẍ the point's acceleration, and s the submerged
+    water past the object (U_c: the sea state's current at that depth, which fades in with the waves
+    over ``ramp_time``, plus the element's own uniform ``current``), ẍ the point's acceleration, and s the submerged
     fraction, (ζ − z_bottom) / h clipped to [0, 1] (ζ the wave's elevation above the point, z_bottom =
     z − h/2): continuous as the object crosses the surface, exact for a wall-sided object that stays
     upright.  The added mass ρ C_A V s enters the equations of motion as an inertia at the point;
@@ -93,6 +94,8 @@ class MorisonObject(ForceElement):
         points = jnp.stack([centre, p.at[2].set(zeta)]) if self.slamming else centre[None]
         u, du, _ = particle_kinematics(ctx.waves, points, ctx.t)
         rate = self._rate(s, u[1, 2] * r - v[2]) if self.slamming else jnp.zeros((), p.dtype)
+        if ctx.waves.current is not None:  # the sea's current at the submerged part's centre
+            u = u.at[0].add(ctx.waves.current.velocity(centre[2]).astype(p.dtype))
         return p, v, s, rate, zeta - p[2], u[0] * r, du[0] * r
 
     def _rate(self, s, rise):

@@ -7,11 +7,12 @@ import math
 import equinox as eqx
 import jax.numpy as jnp
 
-from .waves import JONSWAP, RegularWave, WaveComponents, realise
+from .waves import JONSWAP, Current, RegularWave, WaveComponents, realise
 
 
 class SeaState(eqx.Module):
-    """Irregular waves from a spectrum (JONSWAP, Pierson-Moskowitz), or one regular wave.
+    """Irregular waves from a spectrum (JONSWAP, Pierson-Moskowitz), or one regular wave, and a steady
+    :class:`~jaxmbd.hydro.waves.Current` (with neither waves, a current alone: calm water).
 
     ``realise(key)`` draws a realisation (random phases, a random frequency
     in each of ``n_frequencies`` equal bins over [omega_min, omega_max],
@@ -30,14 +31,26 @@ class SeaState(eqx.Module):
     spreading: float = eqx.field(static=True, default=1.0)
     random_frequencies: bool = eqx.field(static=True, default=True)
     water_depth: float = eqx.field(static=True, default=math.inf)
+    current: Current | None = None
 
     def __check_init__(self):
-        if (self.spectrum is None) == (self.regular is None):
-            raise ValueError("a SeaState needs exactly one of `spectrum` and `regular`")
+        if self.spectrum is not None and self.regular is not None:
+            raise ValueError("a SeaState takes one of `spectrum` and `regular`, not both")
+        if self.spectrum is None and self.regular is None and self.current is None:
+            raise ValueError("a SeaState needs waves (`spectrum` or `regular`), a `current`, or both")
 
     def realise(self, key) -> WaveComponents:
+        c = self._waves(key)
+        if self.current is None:
+            return c
+        return WaveComponents(c.amplitude, c.omega, c.wavenumber, c.direction, c.phase, c.water_depth, self.current)
+
+    def _waves(self, key) -> WaveComponents:
         if self.regular is not None:
             return self.regular.components(self.water_depth)
+        if self.spectrum is None:  # calm water under a current
+            empty = jnp.zeros(0)
+            return WaveComponents(empty, empty, empty, empty, empty, self.water_depth)
         return realise(
             self.spectrum,
             key,

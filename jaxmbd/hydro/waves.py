@@ -220,6 +220,50 @@ def spreading_weights(theta, mean_direction=0.0, s=1):
     return d / jnp.sum(d)
 
 
+class Current(eqx.Module):
+    """A steady current: ``speed`` (m/s) at the still-water surface, travelling towards ``direction``
+    (rad, the waves' convention), and a profile over depth: ``profile_depth`` (m, ≥ 0 downwards,
+    increasing) with ``profile_factor`` the speed there over the surface speed, linear between the
+    rows and constant beyond the last (uniform without a table; above the still water, the surface
+    speed).  :meth:`power_law` writes the 1/7 power law of DNV-RP-C205 (4.1.4) as such a table."""
+
+    speed: jax.Array
+    direction: jax.Array
+    profile_depth: jax.Array | None = None
+    profile_factor: jax.Array | None = None
+
+    def __init__(self, speed, direction=0.0, profile_depth=None, profile_factor=None):
+        self.speed = jnp.asarray(speed, dtype=float)
+        self.direction = jnp.asarray(direction, dtype=float)
+        if (profile_depth is None) != (profile_factor is None):
+            raise ValueError("a current profile needs both profile_depth and profile_factor")
+        if profile_depth is not None:
+            d, f = np.asarray(profile_depth, float), np.asarray(profile_factor, float)
+            if d.ndim != 1 or d.shape != f.shape or d.size < 2 or np.any(np.diff(d) <= 0) or d[0] < 0:
+                raise ValueError("current profile: profile_depth increasing from 0 or more, one factor per depth, "
+                                 f"at least two rows; got depths {d.tolist()} and factors {f.tolist()}")
+            profile_depth, profile_factor = jnp.asarray(d), jnp.asarray(f)
+        self.profile_depth, self.profile_factor = profile_depth, profile_factor
+
+    @classmethod
+    def power_law(cls, speed, direction, water_depth, exponent=1.0 / 7.0, n=21):
+        """U(z) = U₀ ((h + z) / h)^α over the depth h (the tidal current profile of DNV-RP-C205 4.1.4,
+        α = 1/7), tabulated at n depths."""
+        d = np.linspace(0.0, float(water_depth), n)
+        return cls(speed, direction, d, ((water_depth - d) / water_depth) ** exponent)
+
+    def velocity(self, z):
+        """World velocity (3,) of the current at height z (m, world z up; z < 0 under the still water)."""
+        z = jnp.asarray(z)
+        if self.profile_depth is None:
+            factor = jnp.ones_like(z)
+        else:
+            factor = jnp.interp(jnp.maximum(-z, 0.0), self.profile_depth.astype(z.dtype), self.profile_factor.astype(z.dtype))
+        u = self.speed.astype(z.dtype) * factor
+        return jnp.stack([u * jnp.cos(self.direction).astype(z.dtype), u * jnp.sin(self.direction).astype(z.dtype),
+                          jnp.zeros_like(u)])
+
+
 class WaveComponents(eqx.Module):
     """A wave realisation: N linear components, all arrays of shape (N,).
 
@@ -227,7 +271,8 @@ class WaveComponents(eqx.Module):
     [rad] (direction of travel), phase φ_j [rad]. Elevation
     ζ = Σ a_j cos(k_j x'_j − ω_j t − φ_j); complex amplitude A_j = a_j e^{−iφ_j}.
     ``water_depth`` [m] (static; inf: deep water): the depth the wavenumbers were
-    computed for, which the particle kinematics below the surface need too.
+    computed for, which the particle kinematics below the surface need too.  ``current``: the sea
+    state's steady :class:`Current`, if any (the elements that feel the water read it from here).
     """
 
     amplitude: jax.Array
@@ -236,6 +281,7 @@ class WaveComponents(eqx.Module):
     direction: jax.Array
     phase: jax.Array
     water_depth: float = eqx.field(static=True, default=math.inf)
+    current: Current | None = None
 
     @property
     def n_components(self) -> int:

@@ -407,7 +407,7 @@ def _shapes_text(shapes):
 
 _TOP_KEYS = (
     "name", "description", "gravity", "report_joints", "model", "bodies", "hydro", "forces", "controllers",
-    "waves", "simulation", "sweep", "scenario", "tune",
+    "waves", "current", "simulation", "sweep", "scenario", "tune",
 )
 _MODEL_KEYS = ("urdf", "floating", "q0")
 _BODY_KEYS = (
@@ -423,6 +423,7 @@ _HYDRO_KEYS = (
     "linear_damping", "quadratic_drag", "excitation", "body_to_body", "hydrostatics", "froude_krylov", "hull", "hull_scale",
 )
 _WAVE_TYPES = ("jonswap", "pierson_moskowitz", "regular")
+_CURRENT_KEYS = ("speed", "direction_deg", "profile", "power_law_depth")
 _WAVE_KEYS = (
     "type", "hs", "tp", "gamma", "sigma_a", "sigma_b", "height", "period", "phase_deg", "direction_deg",
     "n_frequencies", "omega_min", "omega_max", "n_directions", "spreading", "random_frequencies", "water_depth",
@@ -1040,6 +1041,41 @@ class _Loader:
     # -- waves -----------------------------------------------------------------------------
 
     def build_waves(self, cfg):
+        sea = self.build_sea_waves(cfg)
+        if "current" not in cfg:
+            return sea
+        from ..hydro.sea import SeaState
+
+        current = self.build_current(cfg)
+        if sea is None:
+            return SeaState(current=current)
+        return dataclasses.replace(sea, current=current)
+
+    def build_current(self, cfg):
+        """``[current]``: a surface ``speed`` (m/s) towards ``direction_deg``, uniform, or over depth by a
+        ``profile`` of [depth (m, down), factor] rows or the 1/7 ``power_law_depth`` (m)."""
+        from ..hydro.waves import Current
+
+        r, f = self.r, "current"
+        c = r.table(cfg["current"], f, _CURRENT_KEYS)
+        speed = r.number(c, f, "speed", ge=0.0)
+        direction = math.radians(r.number(c, f, "direction_deg", 0.0))
+        if "profile" in c and "power_law_depth" in c:
+            r.fail(f"{f}.profile", "give either profile or power_law_depth, not both")
+        if "power_law_depth" in c:
+            return Current.power_law(speed, direction, r.number(c, f, "power_law_depth", gt=0.0))
+        if "profile" not in c:
+            return Current(speed, direction)
+        rows = r.array(c["profile"], f"{f}.profile")
+        if rows.ndim != 2 or rows.shape[1] != 2 or rows.shape[0] < 2:
+            r.fail(f"{f}.profile", f"expected rows of [depth (m, down), factor], at least two; got shape {list(rows.shape)}")
+        if rows[0, 0] < 0 or np.any(np.diff(rows[:, 0]) <= 0):
+            r.fail(f"{f}.profile", f"depths must start at 0 or more and increase; got {rows[:, 0].tolist()}")
+        if np.any(rows[:, 1] < 0):
+            r.fail(f"{f}.profile", f"factors (speed over the surface speed) must be >= 0; got {rows[:, 1].tolist()}")
+        return Current(speed, direction, rows[:, 0], rows[:, 1])
+
+    def build_sea_waves(self, cfg):
         if "waves" not in cfg:
             return None
         from ..hydro.sea import SeaState
@@ -1089,7 +1125,7 @@ class _Loader:
     def check_headings(self, f, hydro, waves):
         """The wave directions and frequencies against a hydro table.  Inside a run the
         directions are traced, so the table would silently clamp a heading it does not cover."""
-        if waves is None:
+        if waves is None or (waves.regular is None and waves.spectrum is None):  # none, or a current in calm water
             return
         if waves.regular is not None:
             dirs = np.atleast_1d(float(waves.regular.direction))
