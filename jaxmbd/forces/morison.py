@@ -11,7 +11,7 @@ import jax.numpy as jnp
 
 from .. import spatial
 from ..fields import parameter, setting
-from ..hydro.waves import elevation, particle_kinematics
+from ..hydro.waves import column_kinematics, water_column
 from ..system import Context, Contribution, ForceElement
 
 
@@ -70,19 +70,21 @@ class MorisonObject(ForceElement):
         return jnp.where(self.ramp_time > 0, 0.5 * (1.0 - jnp.cos(jnp.pi * jnp.clip(t / T, 0.0, 1.0))), 1.0)
 
     def _submerged(self, ctx: Context):
-        """(point position, surface elevation ζ above it, submerged fraction s): all the added mass needs."""
+        """(point position, surface elevation ζ above it, submerged fraction s, the waves' column there):
+        all the added mass needs, and the phases the kinematics reuse."""
         i = ctx.body_index(self.body)
         p = ctx.point_position(i, jnp.asarray(self.point, dtype=ctx.p.dtype))
         if ctx.waves is None:
-            zeta = jnp.zeros((), p.dtype)
+            zeta, column = jnp.zeros((), p.dtype), None
         else:
-            zeta = elevation(ctx.waves, p[0], p[1], ctx.t).astype(p.dtype) * self._ramp(ctx.t)
-        return p, zeta, jnp.clip((zeta - (p[2] - 0.5 * self.height)) / self.height, 0.0, 1.0)
+            column = water_column(ctx.waves, p[0], p[1], ctx.t)
+            zeta = column[2][0].astype(p.dtype) * self._ramp(ctx.t)
+        return p, zeta, jnp.clip((zeta - (p[2] - 0.5 * self.height)) / self.height, 0.0, 1.0), column
 
     def _water(self, ctx: Context):
         """(point position, velocity, submerged fraction s and its rate ṡ, depth, u_w, u̇_w) at this
         instant (world)."""
-        p, zeta, s = self._submerged(ctx)
+        p, zeta, s, column = self._submerged(ctx)
         v = ctx.point_velocity(ctx.body_index(self.body), jnp.asarray(self.point, dtype=ctx.p.dtype))
         h, bottom = self.height, p[2] - 0.5 * self.height
         if ctx.waves is None:
@@ -91,8 +93,9 @@ class MorisonObject(ForceElement):
         r = self._ramp(ctx.t)
         centre = p.at[2].set(bottom + 0.5 * s * h)  # the submerged part's centre
         # with slamming, the surface's own rise ζ̇ too: the particle velocity at the (stretched) surface
-        points = jnp.stack([centre, p.at[2].set(zeta)]) if self.slamming else centre[None]
-        u, du, _ = particle_kinematics(ctx.waves, points, ctx.t)
+        # (the full elevation: the kinematics are scaled by the ramp below, as ζ was)
+        heights = jnp.stack([centre[2], column[2][0]]) if self.slamming else centre[2][None]
+        u, du = column_kinematics(ctx.waves, column, heights)
         rate = self._rate(s, u[1, 2] * r - v[2]) if self.slamming else jnp.zeros((), p.dtype)
         if ctx.waves.current is not None:  # the sea's current at the submerged part's centre
             u = u.at[0].add(ctx.waves.current.velocity(centre[2]).astype(p.dtype))

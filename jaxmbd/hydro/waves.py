@@ -394,16 +394,47 @@ def particle_kinematics(components: WaveComponents, points, t):
     (Wheeler): z is evaluated at (z − ζ) h / (h + ζ), or z − ζ in deep water, so that the surface,
     wherever it is, takes the kinematics linear theory gives at z = 0; a point above the surface takes
     them too (the caller decides what is wet)."""
-    c = components
-    water_depth = c.water_depth
     points = jnp.asarray(points)
-    dtype = points.dtype
-    k, om, beta, ph, a = (jnp.asarray(x).astype(dtype) for x in (c.wavenumber, c.omega, c.direction, c.phase, c.amplitude))
-    xp = points[:, :1] * jnp.cos(beta) + points[:, 1:2] * jnp.sin(beta)  # (n, nc)
+    cos, sin, zeta = _phases(components, points[:, 0], points[:, 1], t)
+    u, du = _kinematics(components, cos, sin, zeta, points[:, 2])
+    return u, du, zeta
+
+
+def _directions(components: WaveComponents):
+    beta = jnp.asarray(components.direction)
+    return jnp.cos(beta), jnp.sin(beta)
+
+
+def water_column(components: WaveComponents, x, y, t):
+    """The waves over one horizontal position: (cos θ, sin θ) of the components, (1, N) each, and the
+    elevation ζ (1,), for :func:`column_kinematics` at any heights there without recomputing the
+    phases (an object crossing the surface needs ζ before it knows where its wet part is)."""
+    dtype = jnp.result_type(jnp.asarray(x), float)
+    return _phases(components, jnp.asarray(x, dtype)[None], jnp.asarray(y, dtype)[None], t)
+
+
+def column_kinematics(components: WaveComponents, column, z):
+    """Particle velocity and acceleration (m, 3) at heights z (m,) of one :func:`water_column`, as
+    :func:`particle_kinematics` gives them there."""
+    cos, sin, zeta = column
+    return _kinematics(components, cos, sin, zeta, jnp.asarray(z))
+
+
+def _phases(c: WaveComponents, x, y, t):
+    dtype = jnp.result_type(x, y)
+    k, om, ph, a = (jnp.asarray(v).astype(dtype) for v in (c.wavenumber, c.omega, c.phase, c.amplitude))
+    cb, sb = (v.astype(dtype) for v in _directions(c))
+    xp = x[:, None] * cb + y[:, None] * sb  # (n, nc)
     theta = k * xp - om * jnp.asarray(t).astype(dtype) - ph
     cos, sin = jnp.cos(theta), jnp.sin(theta)
-    zeta = jnp.sum(a * cos, axis=-1)
-    z = points[:, 2]
+    return cos, sin, jnp.sum(a * cos, axis=-1)
+
+
+def _kinematics(c: WaveComponents, cos, sin, zeta, z):
+    water_depth = c.water_depth
+    dtype = z.dtype
+    k, om, a = (jnp.asarray(v).astype(dtype) for v in (c.wavenumber, c.omega, c.amplitude))
+    cb, sb = (v.astype(dtype) for v in _directions(c))
     if isinstance(water_depth, (int, float)) and math.isinf(water_depth):
         zs = jnp.minimum(z - zeta, 0.0)[:, None]
         fu = fw = jnp.exp(k * zs)
@@ -415,9 +446,9 @@ def particle_kinematics(components: WaveComponents, points, t):
         den = 1.0 - jnp.exp(-2.0 * k * h)
         fu, fw = jnp.exp(k * zs) * (1.0 + e2) / den, jnp.exp(k * zs) * (1.0 - e2) / den
     aw, aw2 = a * om, a * om**2
-    horizontal = jnp.stack([jnp.cos(beta), jnp.sin(beta)], -1)  # (nc, 2)
+    horizontal = jnp.stack([cb, sb], -1)  # (nc, 2)
     uh = (aw * fu * cos) @ horizontal
     duh = (aw2 * fu * sin) @ horizontal
     w = jnp.sum(aw * fw * sin, axis=-1)
     dw = -jnp.sum(aw2 * fw * cos, axis=-1)
-    return jnp.concatenate([uh, w[:, None]], -1), jnp.concatenate([duh, dw[:, None]], -1), zeta
+    return jnp.concatenate([uh, w[:, None]], -1), jnp.concatenate([duh, dw[:, None]], -1)
