@@ -61,6 +61,8 @@ class FieldSpec:
         return None if self.shapes is None else list(self.shapes)
 
     def shape_text(self) -> str:
+        if self.shapes is None:
+            return "a list of numbers"
         if isinstance(self.shapes, str):
             return f"one value or one per entry of `{self.shapes[4:]}`"
         return " or ".join("number" if s == () else "x".join(map(str, s)) + (" numbers" if len(s) == 1 else "")
@@ -74,16 +76,20 @@ _KEY = "jaxmbd"
 _MISSING = dataclasses.MISSING
 
 
-def parameter(*, unit: str, doc: str, shape: tuple | list | str = (), bound: tuple | None = None,
+def parameter(*, unit: str, doc: str, shape: tuple | list | str | None = (), bound: tuple | None = None,
               angle: bool = False, default: Any = _MISSING):
     """An array field (a leaf of the element's pytree: differentiable, changed without recompiling).
 
-    ``shape``: one shape, a list of allowed shapes, or ``"per:<field>"``; ``default``: a number or
-    array (stored as a JAX array of the default float type), or leave it out for a required field.
+    ``shape``: one shape, a list of allowed shapes, ``"per:<field>"``, or None for any (a table the
+    element checks in its ``file_rules``); ``default``: a number or array (stored as a JAX array of
+    the default float type), or leave it out for a required field.
     """
     import equinox as eqx
 
-    shapes = shape if isinstance(shape, str) else (tuple(shape) if isinstance(shape, list) else (tuple(shape),))
+    if shape is None:
+        shapes = None
+    else:
+        shapes = shape if isinstance(shape, str) else (tuple(shape) if isinstance(shape, list) else (tuple(shape),))
     meta = {_KEY: FieldSpec("array", unit, doc, shapes, bound, angle)}
     if default is _MISSING:
         return eqx.field(metadata=meta)
