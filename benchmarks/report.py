@@ -14,6 +14,7 @@ SECTIONS = (
     ("flexible.md", "python studies/osv_lift/run.py --cost"),
     ("hydrostatics.md", "python -m benchmarks.hydrostatics"),
     ("elements.md", "python -m benchmarks.elements"),
+    ("installation.md", "python studies/subsea_installation/run.py --cost"),
     ("versions.md", "python -m benchmarks.versions --base DIR"),
     ("targets.md", None),
 )
