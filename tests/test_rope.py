@@ -3,6 +3,7 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 import jaxmbd as mbd
 from jaxmbd.forces import WireRope
@@ -127,3 +128,19 @@ def test_the_winch_runs_at_its_rated_speed_at_most():
     q = jnp.asarray([-L0])
     y = (q, jnp.zeros(1), system.forces[0].initial_state(system.model, q, jnp.zeros(1)))
     assert abs(float(system.rhs(0.0, y)[2][0]) - 0.5) < 1e-12
+
+
+@pytest.mark.parametrize("payout, which", [(-0.2, "hauling"), (0.2, "paying"), (0.0, "rest")])
+def test_the_line_pull_carries_the_sheaves_friction(payout, which):
+    """Four falls over sheaves of efficiency η = 0.98 holding W: hauling in, the drum pulls
+    F = W (1 − η) / (η (1 − η⁴)) (the falls carry Fη … Fη⁴, summing to W); paying out,
+    F = W (1/η − 1) / (1/η (η⁻⁴ − 1)); at rest W/4; to 1e-12 against these sums."""
+    eta, n = 0.98, 4
+    system = _reeved(n, 0.0, payout_rate=payout, sheave_efficiency=eta, winch=True)
+    q = jnp.asarray([-L0])
+    y = (q, jnp.zeros(1), system.forces[0].initial_state(system.model, q, jnp.zeros(1)))
+    out = system.outputs(0.0, y)
+    W = float(out["hoist/hook_load"])
+    falls = {"hauling": [eta ** (i + 1) for i in range(n)], "paying": [eta ** -(i + 1) for i in range(n)],
+             "rest": [1.0] * n}[which]
+    assert abs(float(out["hoist/line_pull"]) * sum(falls) / W - 1) < 1e-12

@@ -49,6 +49,12 @@ class WireRope(ForceElement):
     static hook load at the sheave, n T + that weight; the rope's inertia and its own sway are left
     out).  Output ``rope_weight`` (N).
 
+    With n falls over sheaves of efficiency η (``sheave_efficiency``), the pull at the drum differs
+    from the hook load over n: hauling in, the falls carry F η, F η², …, F ηⁿ and their sum is the hook
+    load W, so F = W (1 − η) / (η (1 − ηⁿ)); paying out, F/η, …, F/ηⁿ, so F = W (η⁻¹ − 1) / (η⁻¹ (η⁻ⁿ − 1))
+    (the winch's direction is that of L₀; at rest, W/n).  Output ``line_pull`` (N).  The hook's
+    dynamics see the mean fall tension (the friction is the drum's to overcome).
+
     States: [L₀, the reference hook height] when the winch is active (payout or compensation), none
     otherwise.  Outputs: ``tension`` (N, in the rope: each fall's), ``hook_load`` (N, n T; with n > 1),
     ``length`` (m), ``unstretched_length`` (m, of a fall), ``sway`` (rad): the angle of the rope
@@ -78,6 +84,8 @@ class WireRope(ForceElement):
     rope_density: jnp.ndarray = parameter(unit="kg/m³", bound=(">", 0.0), default=7850.0,
                                           doc="density of the rope's material: the buoyancy of its submerged part")
     water_density: jnp.ndarray = parameter(unit="kg/m³", bound=(">", 0.0), default=1025.0, doc="sea water, for that buoyancy")
+    sheave_efficiency: jnp.ndarray = parameter(unit="", bound=(">", 0.0), default=1.0,
+                                               doc="η of each sheave the rope runs over (about 0.98 on roller bearings): the line pull")
 
     def fixed_reason(self, field):
         if field in ("payout_rate", "heave_compensation", "hook_gain", "max_speed") and not self.winch:
@@ -133,6 +141,23 @@ class WireRope(ForceElement):
         g = jnp.sqrt(jnp.sum(ctx.model.gravity**2))
         return self.falls * self.mass_per_length * g * l * (1.0 - wet * self.water_density / self.rope_density)
 
+    def _winch_rate(self, ctx: Context, z):
+        """dL₀/dt (m/s at the hook): payout, compensation and gain, within the winch's rated speed."""
+        _, va, pb, _, _, _, _ = self._geometry(ctx)
+        rate = self.payout_rate + self.heave_compensation * va[2] + self.hook_gain * (pb[2] - z[1])  # of a fall
+        return jnp.clip(rate, -self.max_speed, self.max_speed)
+
+    def line_pull(self, ctx: Context, z, hook_load):
+        """The pull at the drum (N) for the hook load W over n falls of sheaves of efficiency η."""
+        n, eta = self.falls, self.sheave_efficiency
+        rate = self._winch_rate(ctx, z) if self.winch else jnp.zeros_like(hook_load)
+        lossless = jnp.abs(eta - 1.0) < 1e-12
+        safe = jnp.where(lossless, 0.5, eta)
+        hauling = hook_load * (1 - safe) / (safe * (1 - safe**n))
+        paying = hook_load * (1 / safe - 1) / (1 / safe * (safe ** (-n) - 1))
+        moving = jnp.where(rate < 0, hauling, jnp.where(rate > 0, paying, hook_load / n))
+        return jnp.where(lossless, hook_load / n, moving)
+
     def contribution(self, ctx: Context, z) -> Contribution:
         T, e, _ = self.tension(ctx, z)
         F = self.falls * T
@@ -142,9 +167,7 @@ class WireRope(ForceElement):
         f_ext = ctx.add_point_force(f_ext, self.body_b, self.point_b, -F * e + half)
         zdot = None
         if self.winch:
-            _, va, pb, _, _, _, _ = self._geometry(ctx)
-            rate = self.payout_rate + self.heave_compensation * va[2] + self.hook_gain * (pb[2] - z[1])  # of a fall
-            rate = jnp.clip(rate, -self.max_speed, self.max_speed)
+            rate = self._winch_rate(ctx, z)
             zdot = jnp.stack([rate, -self.payout_rate * jnp.ones_like(rate)])
         return Contribution(f_ext=f_ext, zdot=zdot)
 
@@ -155,7 +178,7 @@ class WireRope(ForceElement):
                            "tension >= 10 % of its value at the start", lower_fraction_of_start=0.1),)
 
     def output_units(self, model) -> dict:
-        units = {"tension": "N", "length": "m", "unstretched_length": "m", "sway": "rad", "rope_weight": "N"}
+        units = {"tension": "N", "length": "m", "unstretched_length": "m", "sway": "rad", "rope_weight": "N", "line_pull": "N"}
         return units | ({"hook_load": "N"} if self.falls > 1 else {})
 
     def outputs(self, ctx: Context, z) -> dict:
@@ -163,5 +186,5 @@ class WireRope(ForceElement):
         horizontal = jnp.sqrt(e[0] ** 2 + e[1] ** 2 + 1e-30)
         sway = jnp.arctan2(horizontal, jnp.abs(e[2]))
         out = {"tension": T, "length": l, "unstretched_length": self.unstretched(z), "sway": sway,
-               "rope_weight": self.weight(ctx)}
+               "rope_weight": self.weight(ctx), "line_pull": self.line_pull(ctx, z, self.falls * T)}
         return out | ({"hook_load": self.falls * T} if self.falls > 1 else {})
