@@ -1,0 +1,197 @@
+"""Quasi-static catenary mooring line: an elastic catenary from an anchor on a flat seabed to a fairlead
+on a body, the part that lies on the seabed included, solved at every evaluation."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optimistix as optx
+
+from ..fields import parameter, setting
+from ..system import Context, Contribution, ForceElement
+
+
+def catenary_profile(H, V, L, EA, w, cb=0.0):
+    """The fairlead's horizontal and vertical distance from the anchor (X, Z) of an elastic catenary of
+    unstretched length L, axial stiffness EA and weight in water w per metre, with the horizontal and
+    vertical fairlead tension H > 0 and V (Jonkman 2007; MoorPy's and MAP++'s equations):
+
+    suspended from the anchor (V ≥ w L)::
+
+        X = H/w [asinh(V/H) − asinh((V − wL)/H)] + H L / EA
+        Z = H/w [√(1 + (V/H)²) − √(1 + ((V − wL)/H)²)] + (V L − w L²/2) / EA
+
+    lying on the seabed over L_B = L − V/w (V < w L), with seabed friction coefficient c_B::
+
+        X = L_B + H/w asinh(V/H) + H L / EA + c_B w / (2 EA) [−L_B² + (L_B − H/(c_B w)) max(L_B − H/(c_B w), 0)]
+        Z = H/w [√(1 + (V/H)²) − 1] + V² / (2 EA w)
+
+    The two branches meet with equal values and slopes at V = w L (c_B = 0)."""
+    r = V / H
+    s_top = jnp.sqrt(1.0 + r * r)
+    wl = w * L
+    r0 = (V - wl) / H
+    x_susp = H / w * (jnp.arcsinh(r) - jnp.arcsinh(r0)) + H * L / EA
+    z_susp = H / w * (s_top - jnp.sqrt(1.0 + r0 * r0)) + (V * L - 0.5 * w * L * L) / EA
+    lb = L - V / w
+    x_lay = lb + H / w * jnp.arcsinh(r) + H * L / EA
+    # friction: the laid length's far part, beyond H / (c_B w) from the touchdown, carries no tension
+    # (the floor keeps H / (c_B w) finite, and its gradient, when c_B = 0)
+    slip = lb - H / jnp.maximum(cb * w, 1e-12 * w)
+    x_lay = x_lay + cb * w / (2 * EA) * (-lb * lb + jnp.where(slip > 0, slip * slip, 0.0))
+    z_lay = H / w * (s_top - 1.0) + V * V / (2 * EA * w)
+    lying = V < wl
+    return jnp.where(lying, x_lay, x_susp), jnp.where(lying, z_lay, z_susp)
+
+
+def _suspended_guess(X, Z, L, EA, w):
+    """A start for a suspended line: Peyrot & Goulois's (as Jonkman 2007 and MoorPy use it) while the chord
+    is shorter than the line; a straight line stretched along the chord (T = EA (d/L − 1), plus half
+    its weight at the fairlead) once it is longer (a taut line, whose tension the first misses by
+    orders of magnitude)."""
+    d = jnp.sqrt(X * X + Z * Z)
+    taut = d >= L
+    lam = jnp.where(taut, 0.2, jnp.sqrt(jnp.maximum(3.0 * ((L * L - Z * Z) / jnp.maximum(X * X, 1e-300) - 1.0), 1e-6)))
+    H = jnp.maximum(jnp.abs(0.5 * w * X / lam), 1e-3 * w * L)
+    V = 0.5 * w * (Z / jnp.tanh(lam) + L)
+    T = EA * jnp.maximum(d / L - 1.0, 0.0)
+    stretched = T > H
+    return jnp.where(taut & stretched, T * X / d, H), jnp.where(taut & stretched, T * Z / d + 0.5 * w * L, V)
+
+
+def _lying_reach(a, X, Z, L):
+    """X(a) − X of an inextensible line lying on the seabed, a = H / w: it hangs s = √(Z² + 2 Z a) from the
+    fairlead to its touchdown and lies straight beyond it."""
+    s = jnp.sqrt(Z * Z + 2.0 * Z * a)
+    return L - s + a * jnp.arcsinh(s / a) - X
+
+
+def _initial_guess(X, Z, L, EA, w, iterations=60):
+    """A start close to the solution: for a line lying on the seabed, the inextensible catenary's H by
+    bisection (its reach grows with H from L − Z, slack, to the lift-off of the whole line at
+    a = (L² − Z²) / 2Z); for a suspended line, :func:`_suspended_guess`."""
+    a_lift = jnp.maximum((L * L - Z * Z) / (2.0 * Z), 1e-9 * L)
+    lying = _lying_reach(a_lift, X, Z, L) >= 0.0
+
+    def halve(_, bracket):
+        lo, hi = bracket
+        mid = 0.5 * (lo + hi)
+        below = _lying_reach(mid, X, Z, L) < 0.0
+        return jnp.where(below, mid, lo), jnp.where(below, hi, mid)
+
+    lo, hi = jax.lax.fori_loop(0, iterations, halve, (1e-9 * L, a_lift))
+    a = 0.5 * (lo + hi)
+    H_pg, V_pg = _suspended_guess(X, Z, L, EA, w)
+    H = jnp.where(lying, w * a, H_pg)
+    V = jnp.where(lying, w * jnp.sqrt(Z * Z + 2.0 * Z * a), V_pg)
+    return H, V
+
+
+def slack_hanging_length(Z, EA, w):
+    """The unstretched length s that hangs straight down from a fairlead Z above the seabed when the line
+    carries no horizontal tension: s (1 + w s / 2EA) = Z."""
+    return (jnp.sqrt(1.0 + 2.0 * w * Z / EA) - 1.0) * EA / w
+
+
+def solve_catenary(X, Z, L, EA, w, cb=0.0, *, steps=100):
+    """(H, V, converged): the fairlead tensions that put the fairlead at (X, Z) from the anchor, by Newton's
+    method on (log H, V / wL) from :func:`_initial_guess`, differentiated by the implicit function
+    theorem (not through the iteration).  A line whose laid part cannot be straight (X at most
+    L less the length hanging from the fairlead) is slack: H = 0 and V the weight of the hanging part.
+    A fairlead at or below the seabed (Z ≤ 0) has no catenary: ``converged`` is false (the tensions
+    are those of a fairlead just above it)."""
+    above = Z > 0.0  # the fairlead above the anchor's seabed; else no catenary (reported, not NaN)
+    Z = jnp.where(above, Z, 1e-3 * L)
+    s_hang = slack_hanging_length(Z, EA, w)
+    slack = X <= L - s_hang
+    X_solve = jnp.where(slack, L - s_hang + 1e-3 * L, X)  # a reachable stand-in: no NaN in the unused branch
+    H0, V0 = jax.lax.stop_gradient(_initial_guess(X_solve, Z, L, EA, w))
+    wl = w * L
+
+    def residual(y, args):
+        X, Z, L, EA, w = args
+        x, z = catenary_profile(jnp.exp(y[0]), y[1] * w * L, L, EA, w, cb)
+        return jnp.stack([x - X, z - Z]) / L
+
+    y0 = jnp.stack([jnp.log(H0), V0 / wl])
+    sol = optx.root_find(residual, optx.Newton(rtol=1e-12, atol=1e-12), y0, args=(X_solve, Z, L, EA, w), max_steps=steps,
+                         throw=False)
+    H = jnp.where(slack, 0.0, jnp.exp(sol.value[0]))
+    V = jnp.where(slack, w * s_hang, sol.value[1] * wl)
+    return H, V, above & (slack | (sol.result == optx.RESULTS.successful))
+
+
+class CatenaryLine(ForceElement):
+    """A mooring line from ``anchor`` (world, on the seabed: the seabed is the horizontal plane through
+    it) to ``fairlead`` on ``body``: an elastic catenary of unstretched ``length`` L, ``EA`` and weight
+    in water ``weight`` w per metre, with the part lying on the seabed and, optionally, seabed friction
+    c_B (:func:`catenary_profile`).  At each evaluation the fairlead tensions (H, V) are solved by
+    Newton's method from the fairlead's horizontal distance X and height Z above the anchor, and the
+    body feels −H ê − V e_z at the fairlead (ê the horizontal unit vector from the anchor to the
+    fairlead).  The line is quasi-static: its own inertia, drag and dynamics are left out (valid
+    while the fairlead moves slowly against the line's transverse and axial wave speeds).
+
+    Outputs: ``fairlead_tension`` (N), ``horizontal_tension`` H (N), ``vertical_tension`` V (N),
+    ``anchor_tension`` (N), ``anchor_angle`` (rad above the seabed: 0 while a length lies on it),
+    ``laid_length`` (m), ``converged`` (1 when Newton's method met its tolerance).  A run reports a
+    fairlead tension above ``max_tension`` (the line's minimum breaking load or a design limit).
+    """
+
+    kind: ClassVar[str] = "catenary_line"
+
+    name: str = eqx.field(static=True)
+    body: str = setting("body", doc="body carrying the fairlead")
+    fairlead: jax.Array = parameter(unit="m", shape=(3,), doc="fairlead, body frame")
+    anchor: jax.Array = parameter(unit="m", shape=(3,), doc="anchor, world (on the seabed)")
+    length: jax.Array = parameter(unit="m", bound=(">", 0.0), doc="L, unstretched length")
+    EA: jax.Array = parameter(unit="N", bound=(">", 0.0), doc="axial stiffness")
+    weight: jax.Array = parameter(unit="N/m", bound=(">", 0.0), doc="w, weight in water per metre (its mass less its buoyancy, times g)")
+    seabed_friction: jax.Array = parameter(unit="", bound=(">=", 0.0), default=0.0, doc="c_B, friction of the laid length")
+    max_tension: jax.Array = parameter(unit="N", bound=(">", 0.0), default=float("inf"), doc="minimum breaking load or design limit")
+
+    def _tensions(self, ctx: Context):
+        i = ctx.body_index(self.body)
+        dtype = ctx.p.dtype
+        p = ctx.point_position(i, jnp.asarray(self.fairlead, dtype=dtype))
+        d = p - jnp.asarray(self.anchor, dtype=dtype)
+        X = jnp.maximum(jnp.sqrt(d[0] ** 2 + d[1] ** 2 + 1e-30), 1e-6 * self.length)
+        Z = d[2]
+        cb = self.seabed_friction
+        H, V, ok = solve_catenary(X, Z, self.length, self.EA, self.weight, cb)
+        e_h = jnp.stack([d[0], d[1], jnp.zeros_like(X)]) / X
+        return i, H, V, e_h, ok
+
+    def contribution(self, ctx: Context, z) -> Contribution:
+        i, H, V, e_h, _ = self._tensions(ctx)
+        F = -H * e_h - V * jnp.array([0.0, 0.0, 1.0], dtype=e_h.dtype)
+        return Contribution(f_ext=ctx.add_point_force(ctx.zeros_f_ext(), self.body, self.fairlead, F))
+
+    def outputs(self, ctx: Context, z) -> dict:
+        _, H, V, _, ok = self._tensions(ctx)
+        wl = self.weight * self.length
+        lying = V < wl
+        laid = jnp.where(lying, self.length - V / self.weight, 0.0)
+        HA = jnp.where(lying, jnp.maximum(H - self.seabed_friction * self.weight * laid, 0.0), H)
+        VA = jnp.where(lying, 0.0, V - wl)
+        return {"fairlead_tension": jnp.sqrt(H * H + V * V), "horizontal_tension": H, "vertical_tension": V,
+                "anchor_tension": jnp.sqrt(HA * HA + VA * VA), "anchor_angle": jnp.arctan2(VA, jnp.maximum(HA, 1e-300)),
+                "laid_length": laid, "converged": ok.astype(H.dtype)}
+
+    def output_units(self, model) -> dict:
+        return {"fairlead_tension": "N", "horizontal_tension": "N", "vertical_tension": "N", "anchor_tension": "N",
+                "anchor_angle": "rad", "laid_length": "m", "converged": "1"}
+
+    def valid_ranges(self, model) -> tuple:
+        from ..validity import ValidRange
+
+        limit = float(np.asarray(self.max_tension))
+        ranges = (ValidRange("converged", "catenary solution", "a quasi-static elastic catenary",
+                             "Newton's method converged (a line that can reach its fairlead)", lower=0.5),)
+        if np.isfinite(limit):
+            ranges += (ValidRange("fairlead_tension", "line tension", "a line within its strength",
+                                  f"fairlead tension <= max_tension {limit:g} N", upper=limit, signed=True),)
+        return ranges
