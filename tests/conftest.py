@@ -37,7 +37,8 @@ def shared_data():
 # tests to the two workers in collection order, so a long test collected last would keep one worker
 # busy while the other waits.  Within a file the order is unchanged (module fixtures stay shared).
 LONGEST_FIRST = (
-    "test_tune_cli.py", "test_study_osv.py", "test_optim.py", "test_scenario.py", "test_dynamics_contract.py",
+    "test_tune_cli.py", "test_study_subsea_installation.py", "test_study_osv.py", "test_morison.py", "test_optim.py",
+    "test_scenario.py", "test_dynamics_contract.py",
     "test_study_crane_vessel.py", "test_no_silent_answers.py", "test_fender.py", "test_dynamics.py",
     "test_study_wec.py", "test_dynamics_derivatives.py",
 )
