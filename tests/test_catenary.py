@@ -105,3 +105,46 @@ def test_a_fairlead_below_the_anchor_is_reported_not_nan():
     t = np.array([0.0, 1.0])
     found = mbd.validity.check(system, t, {k: np.stack([np.asarray(v)] * 2) for k, v in out.items()}, False)
     assert [e.quantity for e in found] == ["catenary solution"], found
+
+
+def test_the_stiffness_of_a_four_line_spread_against_moorpy():
+    """Four lines at 45°, 135°, 225°, 315° (600 m, 100 m deep, anchors 560 m beyond fairleads on a 20 m
+    circle): the 6x6 stiffness −d(force, moment about the body's origin, world axes)/d(position,
+    rotation) by forward-mode differentiation through the lines (the implicit function theorem in each),
+    against MoorPy's analytic coupled stiffness of the lines (``getCoupledStiffnessA``): within 1e-3 of
+    its largest entry (the issue's figure; measured 2e-13)."""
+    import moorpy as mp
+
+    depth, L, EA, w, R_anchor, r_fair = 100.0, 600.0, 1.5e9, 1000.0, 560.0, 20.0
+    ms = mp.System(depth=depth)
+    d_vol = 0.1
+    ms.setLineType(dnommm=100.0, d_vol=d_vol, mass=w / 9.81 + 1025.0 * np.pi / 4 * d_vol**2, w=w, EA=EA, name="chain")
+    ms.addBody(-1, [0, 0, 0, 0, 0, 0])
+    b = ModelBuilder()
+    b.add_body("hull", body=Body(1e6, (0.0, 0.0, 0.0), np.eye(3) * 1e8), joint=mbd.Free())
+    lines = []
+    for k in range(4):
+        a = np.radians(45 + 90 * k)
+        anchor = [(R_anchor + r_fair) * np.cos(a), (R_anchor + r_fair) * np.sin(a), -depth]
+        fairlead = [r_fair * np.cos(a), r_fair * np.sin(a), 0.0]
+        ms.addPoint(1, anchor)
+        ms.addPoint(1, fairlead)
+        ms.bodyList[0].attachPoint(len(ms.pointList), fairlead)
+        ms.addLine(L, "chain", pointA=len(ms.pointList) - 1, pointB=len(ms.pointList))
+        lines.append(CatenaryLine(name=f"line{k}", body="hull", fairlead=jnp.asarray(fairlead), anchor=jnp.asarray(anchor),
+                                  length=jnp.asarray(L), EA=jnp.asarray(EA), weight=jnp.asarray(w)))
+    ms.initialize()
+    K_moorpy = ms.getCoupledStiffnessA(lines_only=True)
+    system = System(b.build(), tuple(lines))
+
+    def wrench(x6):  # position and roll-pitch-yaw of the hull -> world force and moment about its origin
+        r, (roll, pitch, yaw) = x6[:3], x6[3:] / 2
+        cr, sr, cp, sp, cy, sy = jnp.cos(roll), jnp.sin(roll), jnp.cos(pitch), jnp.sin(pitch), jnp.cos(yaw), jnp.sin(yaw)
+        quat = jnp.stack([cr * cp * cy + sr * sp * sy, sr * cp * cy - cr * sp * sy, cr * sp * cy + sr * cp * sy,
+                          cr * cp * sy - sr * sp * cy])
+        f_ext, _, _, ctx = system.loads(0.0, jnp.concatenate([r, quat]), jnp.zeros(6), jnp.zeros(0))
+        R = ctx.R[0]
+        return jnp.concatenate([R @ f_ext[0, :3], R @ f_ext[0, 3:]])
+
+    K = -np.asarray(jax.jacfwd(wrench)(jnp.zeros(6)))
+    assert np.max(np.abs(K - K_moorpy)) < 1e-3 * np.max(np.abs(K_moorpy)), np.max(np.abs(K - K_moorpy))
