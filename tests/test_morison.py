@@ -285,6 +285,7 @@ def test_a_current_is_read_from_a_system_file_and_checked(tmp_path):
         mbd.load_system(path)
 
 
+@pytest.mark.slow  # 30-40 s of compiling (the default suite's budget): `pytest -m slow`
 def test_the_largest_hook_load_of_a_lowering_is_differentiable_in_the_lowering_speed():
     """A 1 m cube (2 t) lowered on a winch through still water at v, then stopped once fully under: the
     stop snatches the rope, and the largest hook load after it grows with v.  Its derivative in v by
@@ -309,7 +310,6 @@ def test_the_largest_hook_load_of_a_lowering_is_differentiable_in_the_lowering_s
     integrator = mbd.Integrator("tsit5", rtol=1e-10, atol=1e-10, max_steps=20000)
     y0 = (jnp.asarray([2.0]), jnp.zeros(1), rope.initial_state(system.model, jnp.asarray([2.0]), jnp.zeros(1)))
 
-    @eqx.filter_jit
     def largest(v):
         sc = Scenario.from_dict([
             {"name": "lower", "set": {"hoist": {"payout_rate": v}}, "until": {"output": "box/z", "op": "<=", "value": -2.0},
@@ -319,9 +319,11 @@ def test_the_largest_hook_load_of_a_lowering_is_differentiable_in_the_lowering_s
         T = jax.vmap(lambda t, q, w, z: system.outputs(t, (q, w, z))["hoist/tension"])(seg.ts, *seg.ys)
         return jnp.max(jnp.where(jnp.isfinite(seg.ts), T, -jnp.inf))
 
+    # one compiled program for the value and the gradient; the differences reuse it
+    value_and_grad = eqx.filter_jit(jax.value_and_grad(largest))
     v = 0.8
-    value, grad = jax.value_and_grad(largest)(jnp.asarray(v))
+    value, grad = value_and_grad(jnp.asarray(v))
     h = 1e-4 * v
-    fd = (float(largest(jnp.asarray(v + h))) - float(largest(jnp.asarray(v - h)))) / (2 * h)
+    fd = (float(value_and_grad(jnp.asarray(v + h))[0]) - float(value_and_grad(jnp.asarray(v - h))[0])) / (2 * h)
     assert float(value) > (m - RHO * 1.0) * G  # a snatch above the submerged weight
     assert abs(float(grad) / fd - 1) < 1e-4, (float(grad), fd)
