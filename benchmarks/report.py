@@ -15,6 +15,7 @@ SECTIONS = (
     ("hydrostatics.md", "python -m benchmarks.hydrostatics"),
     ("elements.md", "python -m benchmarks.elements"),
     ("installation.md", "python studies/subsea_installation/run.py --cost"),
+    ("mooring.md", "python -m benchmarks.mooring"),
     ("versions.md", "python -m benchmarks.versions --base DIR"),
     ("targets.md", None),
 )
