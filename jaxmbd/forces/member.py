@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import spatial
 from ..fields import parameter, setting
-from ..hydro.waves import elevation, particle_kinematics
+from ..hydro.waves import elevation, particle_kinematics, ramp
 from ..system import Context, Contribution, ForceElement
 
 
@@ -62,8 +62,7 @@ class MorisonMember(ForceElement):
             fail("n_points", f"must be at least 1, got {values['n_points']}")
 
     def _ramp(self, t):
-        T = jnp.maximum(self.ramp_time, 1e-30)
-        return jnp.where(self.ramp_time > 0, 0.5 * (1.0 - jnp.cos(jnp.pi * jnp.clip(t / T, 0.0, 1.0))), 1.0)
+        return ramp(t, self.ramp_time)
 
     def _wet(self, ctx: Context):
         """Body index, world ends, axis t (world), length, and the wet interval [s0, s1] of s ∈ [0, 1]."""

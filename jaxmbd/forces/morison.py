@@ -11,7 +11,7 @@ import jax.numpy as jnp
 
 from .. import spatial
 from ..fields import parameter, setting
-from ..hydro.waves import column_kinematics, water_column
+from ..hydro.waves import column_kinematics, ramp, water_column
 from ..system import Context, Contribution, ForceElement
 
 
@@ -66,8 +66,7 @@ class MorisonObject(ForceElement):
     slamming: bool = setting("bool", default=False, doc="add the rate of change of added mass through the surface, ρ C_A V ṡ (w − ż), vertical")
 
     def _ramp(self, t):
-        T = jnp.maximum(self.ramp_time, 1e-30)
-        return jnp.where(self.ramp_time > 0, 0.5 * (1.0 - jnp.cos(jnp.pi * jnp.clip(t / T, 0.0, 1.0))), 1.0)
+        return ramp(t, self.ramp_time)
 
     def _submerged(self, ctx: Context):
         """(point position, surface elevation ζ above it, submerged fraction s, the waves' column there):

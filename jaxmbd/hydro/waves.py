@@ -400,6 +400,13 @@ def particle_kinematics(components: WaveComponents, points, t):
     return u, du, zeta
 
 
+def ramp(t, ramp_time):
+    """The waves' fade-in, ½ (1 − cos(π t / T)) over the ramp time T and 1 after it (1 throughout for
+    T = 0): the factor every element that feels the waves applies, so they rise together."""
+    T = jnp.maximum(ramp_time, 1e-30)
+    return jnp.where(ramp_time > 0, 0.5 * (1.0 - jnp.cos(jnp.pi * jnp.clip(t / T, 0.0, 1.0))), 1.0)
+
+
 def _directions(components: WaveComponents):
     beta = jnp.asarray(components.direction)
     return jnp.cos(beta), jnp.sin(beta)
