@@ -149,3 +149,36 @@ def test_the_stiffness_of_a_four_line_spread_against_moorpy():
 
     K = -np.asarray(jax.jacfwd(wrench)(jnp.zeros(6)))
     assert np.max(np.abs(K - K_moorpy)) < 1e-3 * np.max(np.abs(K_moorpy)), np.max(np.abs(K - K_moorpy))
+
+
+TEXT = """
+name = "moored"
+[[bodies]]
+name = "buoy"
+joint = "free"
+mass = 1.0e5
+inertia = [1e5, 1e5, 1e5]
+[[forces]]
+kind = "catenary_line"
+body = "buoy"
+fairlead = [0, 0, 0]
+anchor = [520, 0, -100]
+length = 600.0
+EA = 1.5e9
+weight = WEIGHT
+[simulation]
+duration = 1.0
+save_dt = 0.5
+"""
+
+
+def test_a_catenary_line_is_read_from_a_system_file(tmp_path):
+    """Read as declared; a negative weight in water (a buoyant line: no catenary) is one line naming the key."""
+    path = tmp_path / "moored.toml"
+    path.write_text(TEXT.replace("WEIGHT", "1000.0"))
+    el = mbd.load_system(path).system.forces[0]
+    assert isinstance(el, CatenaryLine) and float(el.weight) == 1000.0
+    path.write_text(TEXT.replace("WEIGHT", "-50.0"))
+    with pytest.raises(mbd.SystemFileError, match=r"forces\[0\]\.weight: must be > 0") as err:
+        mbd.load_system(path)
+    assert "\n" not in str(err.value)
