@@ -182,3 +182,56 @@ def test_a_catenary_line_is_read_from_a_system_file(tmp_path):
     with pytest.raises(mbd.SystemFileError, match=r"forces\[0\]\.weight: must be > 0") as err:
         mbd.load_system(path)
     assert "\n" not in str(err.value)
+
+
+def test_a_spread_is_the_sum_of_its_lines_and_reads_compactly_from_a_file(tmp_path):
+    """Four lines by their headings in one table load the body exactly as four catenary lines written
+    one by one (to 1e-12 of the largest wrench component), with one output per line."""
+    from jaxmbd.forces.spread import MooringSpread
+
+    heads = np.radians([45.0, 135.0, 225.0, 315.0])
+    b = ModelBuilder()
+    b.add_body("hull", body=Body(1e6, (0.0, 0.0, 0.0), np.eye(3) * 1e8), joint=mbd.Free())
+    model = b.build()
+    spread = MooringSpread(name="spread", body="hull", headings=jnp.asarray(heads), fairlead_radius=jnp.asarray(20.0),
+                           fairlead_z=jnp.asarray(-2.0), anchor_radius=jnp.asarray(580.0), anchor_z=jnp.asarray(-100.0),
+                           length=jnp.asarray(600.0), EA=jnp.asarray(1.5e9), weight=jnp.asarray([1000.0, 1000.0, 900.0, 1000.0]))
+    lines = tuple(CatenaryLine(name=f"l{k}", body="hull", fairlead=jnp.asarray([20 * np.cos(h), 20 * np.sin(h), -2.0]),
+                               anchor=jnp.asarray([580 * np.cos(h), 580 * np.sin(h), -100.0]), length=jnp.asarray(600.0),
+                               EA=jnp.asarray(1.5e9), weight=jnp.asarray(900.0 if k == 2 else 1000.0)) for k, h in enumerate(heads))
+    q = jnp.asarray([12.0, -5.0, 0.3, math.cos(0.05), 0.0, 0.0, math.sin(0.05)])  # offset and yawed
+    f_spread = np.asarray(System(model, (spread,)).loads(0.0, q, jnp.zeros(6), jnp.zeros(0))[0])
+    f_lines = np.asarray(System(model, lines).loads(0.0, q, jnp.zeros(6), jnp.zeros(0))[0])
+    np.testing.assert_allclose(f_spread, f_lines, rtol=0, atol=1e-12 * np.abs(f_lines).max())
+    out = System(model, (spread,)).outputs(0.0, (q, jnp.zeros(6), jnp.zeros(0)))
+    assert np.asarray(out["spread/fairlead_tension"]).shape == (4,)
+    text = """
+name = "spread"
+[[bodies]]
+name = "hull"
+joint = "free"
+mass = 1.0e6
+inertia = [1e8, 1e8, 1e8]
+[[forces]]
+kind = "mooring_spread"
+body = "hull"
+headings_deg = [45, 135, 225, 315]
+fairlead_radius = 20.0
+fairlead_z = -2.0
+anchor_radius = RADIUS
+anchor_z = -100.0
+length = 600.0
+EA = 1.5e9
+weight = [1000.0, 1000.0, 900.0, 1000.0]
+[simulation]
+duration = 1.0
+save_dt = 0.5
+"""
+    path = tmp_path / "spread.toml"
+    path.write_text(text.replace("RADIUS", "580.0"))
+    el = mbd.load_system(path).system.forces[0]
+    assert isinstance(el, MooringSpread) and np.allclose(np.degrees(np.asarray(el.headings)), [45, 135, 225, 315])
+    path.write_text(text.replace("RADIUS", "10.0"))
+    with pytest.raises(mbd.SystemFileError, match=r"forces\[0\]\.anchor_radius: the anchors must lie outside") as err:
+        mbd.load_system(path)
+    assert "\n" not in str(err.value)

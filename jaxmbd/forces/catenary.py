@@ -155,15 +155,8 @@ class CatenaryLine(ForceElement):
 
     def _tensions(self, ctx: Context):
         i = ctx.body_index(self.body)
-        dtype = ctx.p.dtype
-        p = ctx.point_position(i, jnp.asarray(self.fairlead, dtype=dtype))
-        d = p - jnp.asarray(self.anchor, dtype=dtype)
-        X = jnp.maximum(jnp.sqrt(d[0] ** 2 + d[1] ** 2 + 1e-30), 1e-6 * self.length)
-        Z = d[2]
-        cb = self.seabed_friction
-        H, V, ok = solve_catenary(X, Z, self.length, self.EA, self.weight, cb)
-        e_h = jnp.stack([d[0], d[1], jnp.zeros_like(X)]) / X
-        return i, H, V, e_h, ok
+        p = ctx.point_position(i, jnp.asarray(self.fairlead, dtype=ctx.p.dtype))
+        return (i, *line_tensions(p, self.anchor, self.length, self.EA, self.weight, self.seabed_friction))
 
     def contribution(self, ctx: Context, z) -> Contribution:
         i, H, V, e_h, _ = self._tensions(ctx)
@@ -172,26 +165,48 @@ class CatenaryLine(ForceElement):
 
     def outputs(self, ctx: Context, z) -> dict:
         _, H, V, _, ok = self._tensions(ctx)
-        wl = self.weight * self.length
-        lying = V < wl
-        laid = jnp.where(lying, self.length - V / self.weight, 0.0)
-        HA = jnp.where(lying, jnp.maximum(H - self.seabed_friction * self.weight * laid, 0.0), H)
-        VA = jnp.where(lying, 0.0, V - wl)
-        return {"fairlead_tension": jnp.sqrt(H * H + V * V), "horizontal_tension": H, "vertical_tension": V,
-                "anchor_tension": jnp.sqrt(HA * HA + VA * VA), "anchor_angle": jnp.arctan2(VA, jnp.maximum(HA, 1e-300)),
-                "laid_length": laid, "converged": ok.astype(H.dtype)}
+        return line_outputs(H, V, ok, self.length, self.weight, self.seabed_friction)
 
     def output_units(self, model) -> dict:
-        return {"fairlead_tension": "N", "horizontal_tension": "N", "vertical_tension": "N", "anchor_tension": "N",
-                "anchor_angle": "rad", "laid_length": "m", "converged": "1"}
+        return dict(LINE_UNITS)
 
     def valid_ranges(self, model) -> tuple:
-        from ..validity import ValidRange
+        return line_ranges(self.max_tension)
 
-        limit = float(np.asarray(self.max_tension))
-        ranges = (ValidRange("converged", "catenary solution", "a quasi-static elastic catenary",
-                             "Newton's method converged (a line that can reach its fairlead)", lower=0.5),)
-        if np.isfinite(limit):
-            ranges += (ValidRange("fairlead_tension", "line tension", "a line within its strength",
-                                  f"fairlead tension <= max_tension {limit:g} N", upper=limit, signed=True),)
-        return ranges
+
+LINE_UNITS = {"fairlead_tension": "N", "horizontal_tension": "N", "vertical_tension": "N", "anchor_tension": "N",
+              "anchor_angle": "rad", "laid_length": "m", "converged": "1"}
+
+
+def line_tensions(fairlead, anchor, L, EA, w, cb=0.0):
+    """(H, V, ê, converged) of a line from ``anchor`` to the world point ``fairlead``: ê the horizontal unit
+    vector from the anchor towards the fairlead; the fairlead feels −H ê − V e_z."""
+    d = fairlead - jnp.asarray(anchor, dtype=fairlead.dtype)
+    X = jnp.maximum(jnp.sqrt(d[0] ** 2 + d[1] ** 2 + 1e-30), 1e-6 * L)
+    H, V, ok = solve_catenary(X, d[2], L, EA, w, cb)
+    return H, V, jnp.stack([d[0], d[1], jnp.zeros_like(X)]) / X, ok
+
+
+def line_outputs(H, V, ok, L, w, cb=0.0) -> dict:
+    """A line's outputs from its fairlead tensions (see :class:`CatenaryLine`)."""
+    wl = w * L
+    lying = V < wl
+    laid = jnp.where(lying, L - V / w, 0.0)
+    HA = jnp.where(lying, jnp.maximum(H - cb * w * laid, 0.0), H)
+    VA = jnp.where(lying, 0.0, V - wl)
+    return {"fairlead_tension": jnp.sqrt(H * H + V * V), "horizontal_tension": H, "vertical_tension": V,
+            "anchor_tension": jnp.sqrt(HA * HA + VA * VA), "anchor_angle": jnp.arctan2(VA, jnp.maximum(HA, 1e-300)),
+            "laid_length": laid, "converged": ok.astype(H.dtype)}
+
+
+def line_ranges(max_tension) -> tuple:
+    """Where a line's model holds: its catenary solved, and (with a finite limit) its tension within it."""
+    from ..validity import ValidRange
+
+    limit = float(np.max(np.asarray(max_tension)))
+    ranges = (ValidRange("converged", "catenary solution", "a quasi-static elastic catenary",
+                         "Newton's method converged (a line that can reach its fairlead)", lower=0.5),)
+    if np.isfinite(limit):
+        ranges += (ValidRange("fairlead_tension", "line tension", "a line within its strength",
+                              f"fairlead tension <= max_tension {limit:g} N", upper=limit, signed=True),)
+    return ranges
