@@ -22,7 +22,7 @@ LAYERS = [
     {"validity", "system"},
     {"forces", "control", "hydro", "flex", "statistics", "fields"},
     {"paths"},
-    {"results", "simulation"},
+    {"results", "simulation", "mooring"},
     {"examples"},
     {"scenario", "sweep"},
     {"io"},

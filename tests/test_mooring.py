@@ -1,0 +1,81 @@
+"""Mooring analysis (jaxmbd.mooring): a four-line spread's restoring force over offset against MoorPy,
+and the static offset under a steady load against that curve."""
+
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jaxmbd as mbd
+from jaxmbd import Body, ModelBuilder, System
+from jaxmbd.forces.spread import MooringSpread
+from jaxmbd.forces.steady import SteadyForce
+from jaxmbd.mooring import MooringError, restoring_curve, static_offset
+
+moorpy = pytest.importorskip("moorpy")
+
+DEPTH, L, EA, W, RA, RF = 100.0, 600.0, 1.5e9, 1000.0, 580.0, 20.0
+HEADS = np.radians([30.0, 150.0, 210.0, 330.0])
+
+
+def _spread(extra=()):
+    b = ModelBuilder()
+    b.add_body("hull", body=Body(1e6, (0.0, 0.0, 0.0), np.eye(3) * 1e8), joint=mbd.Free())
+    spread = MooringSpread(name="spread", body="hull", headings=jnp.asarray(HEADS), fairlead_radius=jnp.asarray(RF),
+                           fairlead_z=jnp.asarray(0.0), anchor_radius=jnp.asarray(RA), anchor_z=jnp.asarray(-DEPTH),
+                           length=jnp.asarray(L), EA=jnp.asarray(EA), weight=jnp.asarray(W))
+    return System(b.build(), (spread, *extra)), jnp.asarray([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+
+
+def _moorpy_forces(offsets):
+    import moorpy as mp
+
+    ms = mp.System(depth=DEPTH)
+    d_vol = 0.1
+    ms.setLineType(dnommm=100.0, d_vol=d_vol, mass=W / 9.81 + 1025.0 * np.pi / 4 * d_vol**2, w=W, EA=EA, name="chain")
+    ms.addBody(-1, [0, 0, 0, 0, 0, 0])
+    for h in HEADS:
+        ms.addPoint(1, [RA * np.cos(h), RA * np.sin(h), -DEPTH])
+        ms.addPoint(1, [RF * np.cos(h), RF * np.sin(h), 0.0])
+        ms.bodyList[0].attachPoint(len(ms.pointList), [RF * np.cos(h), RF * np.sin(h), 0.0])
+        ms.addLine(L, "chain", pointA=len(ms.pointList) - 1, pointB=len(ms.pointList))
+    ms.initialize()
+    out = []
+    for s in offsets:
+        ms.bodyList[0].setPosition([s, 0, 0, 0, 0, 0])
+        for line in ms.lineList:  # MoorPy's default tolerance is 1e-4 (relative); solve to 1e-10 as we do
+            line.staticSolve(tol=1e-10)
+        out.append(ms.bodyList[0].getForces(lines_only=True))
+    return np.array(out)
+
+
+def test_the_restoring_curve_against_moorpy():
+    """Surge offsets 0-40 m of an unsymmetric spread (lines at ±30° and 180 ± 30°): the world force and
+    yaw moment on the hull against MoorPy's body forces (lines only) within 1e-6 of the largest force."""
+    offsets = np.linspace(0.0, 40.0, 9)
+    system, q0 = _spread()
+    force, yaw, outs = restoring_curve(system, "hull", q0, offsets)
+    ref = _moorpy_forces(offsets)
+    scale = np.abs(ref[:, :3]).max()
+    np.testing.assert_allclose(force, ref[:, :3], rtol=0, atol=1e-6 * scale)
+    np.testing.assert_allclose(yaw, ref[:, 5], rtol=0, atol=1e-6 * scale * RF)
+    assert outs["spread/fairlead_tension"].shape == (9, 4) and force[-1, 0] < force[1, 0] < 0.0
+
+
+def test_the_static_offset_balances_a_steady_load():
+    """A steady 500 kN along +x: the hull settles where the spread pulls back 500 kN (the restoring curve
+    at the offset found, to 1e-6 of the load), without sway or yaw (symmetric about x, 1e-6 m / rad)."""
+    F = 5.0e5
+    system, q0 = _spread((SteadyForce(name="drift", body="hull", force=jnp.asarray([F, 0.0, 0.0])),))
+    q, offset = static_offset(system, "hull", q0)
+    assert offset[0] > 0.0 and abs(offset[1]) < 1e-6 and abs(offset[2]) < 1e-6
+    bare, _ = _spread()
+    force, _, _ = restoring_curve(bare, "hull", q0, [offset[0]])
+    assert abs(force[0, 0] + F) < 1e-6 * F
+
+
+def test_an_offset_of_a_body_not_free_is_refused():
+    b = ModelBuilder()
+    b.add_body("pile", body=Body(1.0, (0.0, 0.0, 0.0), np.eye(3)), joint=mbd.Fixed())
+    with pytest.raises(MooringError, match="Fixed joint"):
+        restoring_curve(System(b.build(), ()), "pile", jnp.zeros(0), [0.0])
