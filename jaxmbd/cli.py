@@ -519,6 +519,69 @@ def _stability(args) -> int:
     return 0
 
 
+def _mooring(args) -> int:
+    """The restoring force of a moored body over its offset (a table and a PNG), and its static offset
+    under the file's steady loads."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .mooring import restoring_curve, static_offset
+
+    loaded = _load(args.system)
+    system = loaded.system
+    body = args.body or next((b for b, j in zip(system.model.body_names, system.model.joints) if type(j).__name__ == "Free"), None)
+    if body is None:
+        from .mooring import MooringError
+
+        raise MooringError(f"{args.system}: no body on a free joint to offset; name one with --body")
+    q0 = _start(loaded)
+    out = Path(args.out or f"out/{system.name}_mooring")
+    out.mkdir(parents=True, exist_ok=True)
+    heading = np.radians(args.heading)
+    offsets = np.linspace(0.0, args.max_offset, args.points)
+    # the restoring of everything but the steady loads (which the offset below balances)
+    from .system import System
+
+    restoring = System(system.model, tuple(f for f in system.forces if f.kind != "steady_force"), waves=system.waves,
+                       name=system.name)
+    force, yaw, outs = restoring_curve(restoring, body, q0, offsets, (np.cos(heading), np.sin(heading)))
+    along = force[:, 0] * np.cos(heading) + force[:, 1] * np.sin(heading)
+    tension = {k: v for k, v in outs.items() if k.endswith("/fairlead_tension")}
+    head = ["offset (m)", "restoring along the offset (N)", "vertical (N)", "yaw moment (N m)"]
+    cols = [offsets, -along, force[:, 2], yaw]
+    for k, v in tension.items():
+        v = v.reshape(len(offsets), -1)
+        for j in range(v.shape[1]):
+            head.append(f"{k}[{j}] (N)" if v.shape[1] > 1 else f"{k} (N)")
+            cols.append(v[:, j])
+    table = "\t".join(head) + "\n" + "\n".join("\t".join(f"{c[r]:.6g}" for c in cols) for r in range(len(offsets))) + "\n"
+    (out / "restoring.txt").write_text(table)
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    ax.plot(offsets, -along / 1e3, color="tab:blue", label="restoring force along the offset")
+    for k, v in tension.items():
+        v = v.reshape(len(offsets), -1)
+        for j in range(v.shape[1]):
+            ax.plot(offsets, v[:, j] / 1e3, lw=0.8, ls="--", label=f"{k}[{j}]" if v.shape[1] > 1 else k)
+    ax.set_xlabel(f"offset towards {args.heading:g} deg (m)")
+    ax.set_ylabel("kN")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    ax.set_title(f"{system.name}: {body}")
+    fig.tight_layout()
+    fig.savefig(out / "restoring.png", dpi=110)
+    plt.close(fig)
+    print(f"{body}: restoring force along {args.heading:g} deg, from 0 to {args.max_offset:g} m of offset: "
+          f"{-along[0] / 1e3:.4g} to {-along[-1] / 1e3:.4g} kN")
+    if any(f.kind == "steady_force" for f in system.forces):
+        _, offset = static_offset(system, body, q0)
+        print(f"static offset under the steady loads: surge {offset[0]:.4g} m, sway {offset[1]:.4g} m, "
+              f"yaw {np.degrees(offset[2]):.4g} deg")
+    print(f"wrote {out / 'restoring.txt'} and {out / 'restoring.png'}")
+    return 0
+
+
 def _angle(x):
     return "not reached" if x is None else f"{x:.1f} deg"
 
@@ -624,6 +687,15 @@ def main(argv=None) -> int:
     st.add_argument("--step", type=_POSITIVE, default=1.0, help="heel step, deg (default 1)")
     st.add_argument("--axis", choices=("roll", "pitch", "both"), default="both", help="heel about x (roll), y (pitch) or both")
     st.set_defaults(func=_stability)
+    mo = sub.add_parser("mooring", help="restoring force of a moored body over its offset (a table and a PNG), and "
+                                        "its static offset under the file's steady loads")
+    mo.add_argument("system", help="the system file (TOML) with mooring lines on a body on a free joint")
+    mo.add_argument("--body", help="the moored body (default: the first on a free joint)")
+    mo.add_argument("--heading", type=float, default=0.0, help="direction of the offset, deg from +x towards +y")
+    mo.add_argument("--max-offset", type=_POSITIVE, default=50.0, help="largest offset, m (default 50)")
+    mo.add_argument("--points", type=int, default=26, help="offsets in the table (default 26)")
+    mo.add_argument("--out", type=_out_folder, help="output folder (default out/<name>_mooring)")
+    mo.set_defaults(func=_mooring)
     args = p.parse_args(argv)
     configure(compilation_cache=True)
     try:

@@ -79,3 +79,44 @@ def test_an_offset_of_a_body_not_free_is_refused():
     b.add_body("pile", body=Body(1.0, (0.0, 0.0, 0.0), np.eye(3)), joint=mbd.Fixed())
     with pytest.raises(MooringError, match="Fixed joint"):
         restoring_curve(System(b.build(), ()), "pile", jnp.zeros(0), [0.0])
+
+
+SPREAD = """
+name = "spread"
+[[bodies]]
+name = "hull"
+joint = "free"
+mass = 1.0e6
+inertia = [1e8, 1e8, 1e8]
+[[forces]]
+kind = "mooring_spread"
+body = "hull"
+headings_deg = [30, 150, 210, 330]
+fairlead_radius = 20.0
+fairlead_z = 0.0
+anchor_radius = 580.0
+anchor_z = -100.0
+length = 600.0
+EA = 1.5e9
+weight = 1000.0
+[[forces]]
+kind = "steady_force"
+body = "hull"
+force = [5.0e5, 0, 0]
+[simulation]
+duration = 1.0
+save_dt = 0.5
+"""
+
+
+def test_the_mooring_command_writes_the_curve_and_the_offset(tmp_path, capsys):
+    from jaxmbd.cli import main
+
+    path = tmp_path / "spread.toml"
+    path.write_text(SPREAD)
+    assert main(["mooring", str(path), "--out", str(tmp_path / "o"), "--max-offset", "40", "--points", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "static offset under the steady loads: surge" in out
+    table = (tmp_path / "o" / "restoring.txt").read_text().splitlines()
+    assert table[0].startswith("offset (m)\trestoring along the offset (N)") and len(table) == 6
+    assert (tmp_path / "o" / "restoring.png").stat().st_size > 0
