@@ -841,16 +841,22 @@ class ScenarioResult(Result):
 
     def phase_table(self, names) -> str:
         """Per phase that ran: start and end (s) and, for each named scalar output (a vector output: its
-        magnitude), its largest and smallest value with its units."""
+        magnitude), its largest and smallest value with its units.  A rope's tension or hook load also
+        gets its slack spells in the phase (below 10 % of its value at the start of the run,
+        :func:`jaxmbd.statistics.slack_events`) and the largest snap that ended one."""
+        from .statistics import slack_events
+
         units = self.system.output_units()
         head = ["phase", "start (s)", "end (s)"]
         cols = []
         for name in names:
             x = np.asarray(self.outputs[name])
             label = name if x.ndim == 1 else f"|{name}|"
-            cols.append(x if x.ndim == 1 else np.linalg.norm(x, axis=-1))
+            rope = name.endswith(("/tension", "/hook_load")) and x.ndim == 1
+            cols.append((x if x.ndim == 1 else np.linalg.norm(x, axis=-1), rope))
             u = units.get(name, "?")
-            head += [f"{label} max ({u})", f"{label} min ({u})"]
+            head += [f"{label} max ({u})", f"{label} min ({u})"] + ([f"{label} slack spells", f"{label} largest snap ({u})"]
+                                                                   if rope else [])
         rows = []
         for k, pname in enumerate(self.phase_names):
             m = self.phase == k
@@ -858,8 +864,12 @@ class ScenarioResult(Result):
                 continue
             t = self.time[m]
             row = [pname, f"{t[0]:.1f}", f"{t[-1]:.1f}"]
-            for x in cols:
+            for x, rope in cols:
                 row += [f"{np.max(x[m]):.4g}", f"{np.min(x[m]):.4g}"]
+                if rope:
+                    events = slack_events(t, x[m], max(float(x[0]), 1e-300)) if x[0] > 0 else []
+                    snaps = [e.snap for e in events if e.snap is not None]
+                    row += [str(len(events)), f"{max(snaps):.4g}" if snaps else "-"]
             rows.append(row)
         widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
 

@@ -368,6 +368,7 @@ max_duration = 5.0
     assert "hold" in out and "lower" in out
     # the per-phase table of the rope's tension, with its units, and the plot against time
     assert "hoist/tension max (N)" in out and "hoist/tension min (N)" in out
+    assert "hoist/tension slack spells" in out and "hoist/tension largest snap (N)" in out
     assert (tmp_path / "o" / "scenario.png").stat().st_size > 0
     with xr.open_dataset(tmp_path / "o" / "result.nc", engine="h5netcdf") as ds:
         events = json.loads(ds.attrs["events"])

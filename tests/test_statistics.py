@@ -30,3 +30,19 @@ def test_a_taut_line_has_no_event_and_a_record_ending_slack_says_so():
     assert e.end is None and e.snap is None and 4.9 <= e.start <= 5.0
     with pytest.raises(ValueError, match="differ in length"):
         slack_events(t, t[:-1], 100.0)
+
+
+def test_the_phase_table_counts_a_ropes_slack_spells_and_snaps():
+    """A scenario result whose tension goes slack twice in its second phase: the table says 0 then 2,
+    with the snap's peak (the tension record is written here, the table only reads it)."""
+    import types
+
+    from jaxmbd.scenario import ScenarioResult
+
+    t = np.linspace(0.0, 20.0, 2001)
+    T = np.where(t < 10.0, 100.0, 100.0 + 150.0 * np.sin(2 * np.pi * (t - 10.0) / 5.0))
+    system = types.SimpleNamespace(output_units=lambda: {"hoist/tension": "N"})
+    res = ScenarioResult(system, t, np.zeros((t.size, 1)), np.zeros((t.size, 1)), np.zeros((t.size, 0)),
+                         {"hoist/tension": T}, phase=(t >= 10.0).astype(int), phase_names=("hold", "swing"))
+    rows = res.phase_table(["hoist/tension"]).splitlines()
+    assert rows[1].split()[-2:] == ["0", "-"] and rows[2].split()[-2:] == ["2", "250"], rows
