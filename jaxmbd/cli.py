@@ -274,7 +274,8 @@ def _run_scenario(args, loaded, q0, n, seed, out, attrs) -> int:
             print(res.phase_table(report) + "\n")
         runs.append(res)
         for name, val in res.outputs.items():  # per realisation its maxima only (the time grids differ)
-            maxima.setdefault(name, []).append(np.max(np.asarray(val), axis=0))
+            if name != "phase":  # the phase index per sample, not a quantity
+                maxima.setdefault(name, []).append(np.max(np.asarray(val), axis=0))
         duration = max(duration, float(res.time[-1] - res.time[0]))
     if report:
         written.append(_plot_scenario(runs, report, out / "scenario.png"))
