@@ -123,11 +123,16 @@ def test_the_rope_weight_in_air_and_in_water():
 
 def test_the_winch_runs_at_its_rated_speed_at_most():
     """A payout of 2 m/s asked of a winch rated for 0.5 m/s pays out 0.5 m/s (to 1e-12 on the rate of
-    the unstretched length)."""
+    the unstretched length), and the run reports the winch at its limit."""
     system = _reeved(2, 0.0, payout_rate=2.0, max_speed=0.5, winch=True)
     q = jnp.asarray([-L0])
     y = (q, jnp.zeros(1), system.forces[0].initial_state(system.model, q, jnp.zeros(1)))
     assert abs(float(system.rhs(0.0, y)[2][0]) - 0.5) < 1e-12
+    # the winch asked for four times its rating: a run says so
+    out = system.outputs(0.0, y)
+    assert abs(float(out["hoist/winch_speed_ratio"]) - 4.0) < 1e-12
+    found = mbd.validity.check(system, np.array([0.0, 1.0]), {k: np.stack([np.asarray(v)] * 2) for k, v in out.items()}, False)
+    assert "winch speed" in [e.quantity for e in found], found
 
 
 @pytest.mark.parametrize("payout, which", [(-0.2, "hauling"), (0.2, "paying"), (0.0, "rest")])

@@ -7,6 +7,7 @@ from typing import ClassVar
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ..fields import parameter, setting
 from ..system import Context, Contribution, ForceElement
@@ -47,7 +48,8 @@ class WireRope(ForceElement):
     straight, weigh n m_l g l, less the buoyancy ρ_w g (m_l / ρ_rope) of their length under the still
     water (z = 0), and each end carries half of it, vertically (one lumped segment: exact for the
     static hook load at the sheave, n T + that weight; the rope's inertia and its own sway are left
-    out).  Output ``rope_weight`` (N).
+    out).  Output ``rope_weight`` (N).  With a winch, ``winch_speed_ratio`` is the line speed asked of it
+    over its rating; a run reports the winch at its limit (payout and compensation then cut).
 
     With n falls over sheaves of efficiency η (``sheave_efficiency``), the pull at the drum differs
     from the hook load over n: hauling in, the falls carry F η, F η², …, F ηⁿ and their sum is the hook
@@ -124,16 +126,16 @@ class WireRope(ForceElement):
     def unstretched(self, z):
         return z[0] if self.winch else self.length
 
-    def tension(self, ctx: Context, z):
-        _, _, _, _, e, l, ldot = self._geometry(ctx)
+    def tension(self, ctx: Context, z, geom=None):
+        _, _, _, _, e, l, ldot = self._geometry(ctx) if geom is None else geom
         L0 = self.unstretched(z)
         n = self.falls
         T = smooth_tension(self.EA / (n * L0 + self.lead_length) * n * (l - L0) + self.damping * ldot, self.transition)
         return T, e, l
 
-    def weight(self, ctx: Context):
+    def weight(self, ctx: Context, geom=None):
         """The n falls' weight in air less the buoyancy of their submerged length (N, ≥ 0)."""
-        pa, _, pb, _, _, l, _ = self._geometry(ctx)
+        pa, _, pb, _, _, l, _ = self._geometry(ctx) if geom is None else geom
         dz = pa[2] - pb[2]
         lo = jnp.minimum(pa[2], pb[2])
         span = jnp.maximum(jnp.abs(dz), 1e-12)
@@ -141,16 +143,19 @@ class WireRope(ForceElement):
         g = jnp.sqrt(jnp.sum(ctx.model.gravity**2))
         return self.falls * self.mass_per_length * g * l * (1.0 - wet * self.water_density / self.rope_density)
 
-    def _winch_rate(self, ctx: Context, z):
-        """dL₀/dt (m/s at the hook): payout, compensation and gain, within the winch's rated speed."""
-        _, va, pb, _, _, _, _ = self._geometry(ctx)
-        rate = self.payout_rate + self.heave_compensation * va[2] + self.hook_gain * (pb[2] - z[1])  # of a fall
-        return jnp.clip(rate, -self.max_speed, self.max_speed)
+    def _winch_demand(self, z, geom):
+        """The line speed asked of the winch (m/s at the hook): payout, compensation and gain."""
+        _, va, pb, _, _, _, _ = geom
+        return self.payout_rate + self.heave_compensation * va[2] + self.hook_gain * (pb[2] - z[1])  # of a fall
 
-    def line_pull(self, ctx: Context, z, hook_load):
+    def _winch_rate(self, z, geom):
+        """dL₀/dt (m/s at the hook): the demand within the winch's rated speed."""
+        return jnp.clip(self._winch_demand(z, geom), -self.max_speed, self.max_speed)
+
+    def line_pull(self, z, hook_load, geom):
         """The pull at the drum (N) for the hook load W over n falls of sheaves of efficiency η."""
         n, eta = self.falls, self.sheave_efficiency
-        rate = self._winch_rate(ctx, z) if self.winch else jnp.zeros_like(hook_load)
+        rate = self._winch_rate(z, geom) if self.winch else jnp.zeros_like(hook_load)
         lossless = jnp.abs(eta - 1.0) < 1e-12
         safe = jnp.where(lossless, 0.5, eta)
         hauling = hook_load * (1 - safe) / (safe * (1 - safe**n))
@@ -159,32 +164,41 @@ class WireRope(ForceElement):
         return jnp.where(lossless, hook_load / n, moving)
 
     def contribution(self, ctx: Context, z) -> Contribution:
-        T, e, _ = self.tension(ctx, z)
+        geom = self._geometry(ctx)
+        T, e, _ = self.tension(ctx, z, geom)
         F = self.falls * T
         f_ext = ctx.zeros_f_ext()
-        half = 0.5 * self.weight(ctx) * jnp.array([0.0, 0.0, -1.0], dtype=e.dtype)
+        half = 0.5 * self.weight(ctx, geom) * jnp.array([0.0, 0.0, -1.0], dtype=e.dtype)
         f_ext = ctx.add_point_force(f_ext, self.body_a, self.point_a, F * e + half)
         f_ext = ctx.add_point_force(f_ext, self.body_b, self.point_b, -F * e + half)
         zdot = None
         if self.winch:
-            rate = self._winch_rate(ctx, z)
+            rate = self._winch_rate(z, geom)
             zdot = jnp.stack([rate, -self.payout_rate * jnp.ones_like(rate)])
         return Contribution(f_ext=f_ext, zdot=zdot)
 
     def valid_ranges(self, model) -> tuple:
         from ..validity import ValidRange
 
-        return (ValidRange("tension", "tension", "an elastic rope (slack per DNV-ST-N001)",
-                           "tension >= 10 % of its value at the start", lower_fraction_of_start=0.1),)
+        ranges = (ValidRange("tension", "tension", "an elastic rope (slack per DNV-ST-N001)",
+                             "tension >= 10 % of its value at the start", lower_fraction_of_start=0.1),)
+        if self.winch and np.isfinite(float(np.asarray(self.max_speed))):
+            ranges += (ValidRange("winch_speed_ratio", "winch speed", "a winch that pays out what it is asked",
+                                  "asked line speed <= rated max_speed (beyond: payout and compensation cut)",
+                                  upper=1.0 + 1e-9),)
+        return ranges
 
     def output_units(self, model) -> dict:
         units = {"tension": "N", "length": "m", "unstretched_length": "m", "sway": "rad", "rope_weight": "N", "line_pull": "N"}
-        return units | ({"hook_load": "N"} if self.falls > 1 else {})
+        return units | ({"hook_load": "N"} if self.falls > 1 else {}) | ({"winch_speed_ratio": "1"} if self.winch else {})
 
     def outputs(self, ctx: Context, z) -> dict:
-        T, e, l = self.tension(ctx, z)
+        geom = self._geometry(ctx)
+        T, e, l = self.tension(ctx, z, geom)
         horizontal = jnp.sqrt(e[0] ** 2 + e[1] ** 2 + 1e-30)
         sway = jnp.arctan2(horizontal, jnp.abs(e[2]))
         out = {"tension": T, "length": l, "unstretched_length": self.unstretched(z), "sway": sway,
-               "rope_weight": self.weight(ctx), "line_pull": self.line_pull(ctx, z, self.falls * T)}
+               "rope_weight": self.weight(ctx, geom), "line_pull": self.line_pull(z, self.falls * T, geom)}
+        if self.winch:  # the speed asked of the winch over its rating (1: at its limit)
+            out["winch_speed_ratio"] = jnp.abs(self._winch_demand(z, geom)) / self.max_speed
         return out | ({"hook_load": self.falls * T} if self.falls > 1 else {})
