@@ -17,11 +17,10 @@ import json
 import os
 import platform
 import statistics
-import subprocess
-import sys
 from datetime import date
 
 from .report import RESULTS, assemble
+from .timing import spawn_child, spread
 
 CASES = ("rigid", "wire_rope", "wire_rope-6falls", "fender", "tugger_line", "morison-still", "morison-waves", "member-waves")
 
@@ -40,7 +39,7 @@ def _rhs(case: str) -> dict:
     from jaxmbd.hydro import JONSWAP, SeaState
     from jaxmbd.simulation import initial_state
 
-    from .timing import time_call
+    from .timing import rhs_seconds
 
     m = 2.0e4
     b = mbd.ModelBuilder(source="load")
@@ -69,28 +68,8 @@ def _rhs(case: str) -> dict:
     y = initial_state(system)
     q = y[0].at[2].set(-5.0).at[3:7].set(jnp.array([np.cos(0.05), np.sin(0.05), 0.0, 0.0]))
     y = (q, jnp.full(model.nv, 0.1), y[2])
-    # 200 evaluations in one program, each on the state the previous one moved (so none is hoisted out
-    # of the loop): the figure is the program's, without the ~10 µs of a call from Python
-    n = 200
-
-    def run(y):
-        def step(y, t):
-            dy = system.rhs(t, y, inputs)
-            return jax.tree_util.tree_map(lambda a, d: a + 1e-9 * d, y, dy), None
-
-        return jax.lax.scan(step, y, 12.3 + 0.01 * jnp.arange(n))[0]
-
-    return {"case": case, "seconds": time_call(jax.jit(run), y).median / n}
-
-
-def _spawn(case):
-    cmd = [sys.executable, "-m", "benchmarks.elements", "--child", case]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    return json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:])
-
-
-def _spread(xs, fmt="{:.3g}"):
-    return f"{fmt.format(statistics.median(xs))} ({fmt.format(min(xs))}-{fmt.format(max(xs))})"
+    # 200 evaluations in one program, each on the state the previous one moved
+    return {"case": case, "seconds": rhs_seconds(system, y, inputs, t0=12.3)}
 
 
 def main(argv=None):
@@ -106,7 +85,7 @@ def main(argv=None):
     us = {c: [] for c in CASES}
     for _ in range(n):
         for c in CASES:
-            us[c].append(_spawn(c)["seconds"] * 1e6)
+            us[c].append(spawn_child("benchmarks.elements", c)["seconds"] * 1e6)
     import jax
 
     rigid = statistics.median(us["rigid"])
@@ -125,7 +104,7 @@ def main(argv=None):
     for c in CASES:
         med = statistics.median(us[c])
         share = "-" if c == "rigid" else f"{med - rigid:.2g}"
-        lines.append(f"| {c} | {_spread(us[c])} | {share} |")
+        lines.append(f"| {c} | {spread(us[c])} | {share} |")
     lines.append("")
     lines.append("`morison-waves`: the Morison object's water sums 100 wave components over one column per evaluation (the "
                  "elevation over the object, then the velocity and acceleration at its submerged centre from the same "

@@ -16,12 +16,11 @@ import json
 import os
 import platform
 import statistics
-import subprocess
-import sys
 import time
 from datetime import date
 
 from .report import RESULTS, assemble
+from .timing import spawn_child, spread
 
 CASES = ("jaxmbd-vmap", "jaxmbd-scan", "moorpy")
 N = 1000  # fairlead positions of one line: 100 m deep, 600 m, lying on the seabed to nearly lifted off
@@ -71,12 +70,6 @@ def _case(case: str) -> dict:
     return {"case": case, "seconds": time_call(fn, jnp.asarray(X)).median / N}
 
 
-def _spawn(case):
-    out = subprocess.run([sys.executable, "-m", "benchmarks.mooring", "--child", case], capture_output=True, text=True,
-                         check=True).stdout
-    return json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:])
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
@@ -90,13 +83,10 @@ def main(argv=None):
     us = {c: [] for c in CASES}
     for _ in range(n):
         for c in CASES:
-            us[c].append(_spawn(c)["seconds"] * 1e6)
+            us[c].append(spawn_child("benchmarks.mooring", c)["seconds"] * 1e6)
     from importlib.metadata import version
 
     import jax
-
-    def spread(xs):
-        return f"{statistics.median(xs):.3g} ({min(xs):.3g}-{max(xs):.3g})"
 
     peer = statistics.median(us["moorpy"])
     lines = [

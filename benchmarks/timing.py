@@ -139,3 +139,35 @@ def interleaved(calls, rounds=7, warmup=True):
             jax.block_until_ready(fn(*args))
             best[name] = min(best[name], time.perf_counter() - t0)
     return {name: best[name] / n for name, (_, _, n) in calls.items()}
+
+
+def spawn_child(module: str, case: str) -> dict:
+    """Run ``python -m <module> --child <case>`` in a fresh process and read its ``RESULT {json}`` line
+    (one process per case and round: the figures that are bimodal between processes show it)."""
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", module, "--child", case], capture_output=True, text=True, check=True).stdout
+    return json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:])
+
+
+def spread(xs, fmt="{:.3g}") -> str:
+    """Median (min-max) of figures from several processes."""
+    return f"{fmt.format(statistics.median(xs))} ({fmt.format(min(xs))}-{fmt.format(max(xs))})"
+
+
+def rhs_seconds(system, y, inputs, n: int = 200, t0: float = 0.0) -> float:
+    """One right-hand side's time: n evaluations in one jitted ``lax.scan``, each on the state the previous
+    one moved (so none is hoisted out of the loop), the median call over n; without the ~10 µs of a call
+    from Python."""
+    import jax.numpy as jnp
+
+    def run(y):
+        def step(y, t):
+            dy = system.rhs(t, y, inputs)
+            return jax.tree_util.tree_map(lambda a, d: a + 1e-9 * d, y, dy), None
+
+        return jax.lax.scan(step, y, t0 + 0.01 * jnp.arange(n))[0]
+
+    return time_call(jax.jit(run), y).median / n

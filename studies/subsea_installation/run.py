@@ -350,21 +350,11 @@ def cost_one(n=N_REALISATIONS, repeats=2):
             "rhs_us": {k: v * 1e6 for k, v in rhs.items()}}
 
 
-def _rhs_seconds(system, q, waves, n=200):
-    """One right-hand side's time: n evaluations in one jitted scan, the median of seven calls."""
-    from benchmarks.timing import time_call
+def _rhs_seconds(system, q, waves):
+    from benchmarks.timing import rhs_seconds
     from jaxmbd.simulation import initial_state
 
-    y, forcing = initial_state(system, q), system.inputs(waves)
-
-    def run(y):
-        def step(y, t):
-            dy = system.rhs(t, y, forcing)
-            return jax.tree_util.tree_map(lambda a, d: a + 1e-9 * d, y, dy), None
-
-        return jax.lax.scan(step, y, 100.0 + 0.01 * jnp.arange(n))[0]
-
-    return time_call(jax.jit(run), y).median / n
+    return rhs_seconds(system, initial_state(system, q), system.inputs(waves), t0=100.0)
 
 
 def cost(n_processes=3, n=N_REALISATIONS):
