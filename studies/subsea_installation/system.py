@@ -68,6 +68,8 @@ from studies.osv_lift.system import (
     MANIFOLD_DIMS,
     RHO_W,
     G,
+    _box_inertia,
+    _rod_inertia_about_com,
 )
 
 # ---- settings (module constants: the README and the tests quote them) ----
@@ -109,16 +111,6 @@ WEIGHT = M_MANIFOLD * G
 SUBMERGED_WEIGHT = (M_MANIFOLD - RHO_W * STEEL_VOLUME) * G
 
 
-def _box_inertia(m, dims):
-    a, b, c = dims
-    return m / 12 * np.diag([b**2 + c**2, a**2 + c**2, a**2 + b**2])
-
-
-def _rod_inertia(m, axis, length):
-    It = m * length**2 / 12
-    return It * np.eye(3) + (0.5 * m - It) * np.outer(axis, axis)
-
-
 def _turn(angle):
     c, s = math.cos(angle), math.sin(angle)
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
@@ -151,7 +143,7 @@ def build(hs=2.0, tp=9.0, heading_deg=180.0, *, n_frequencies=100, hydro=None):
     b.add_body("vessel", body=Body(m_hull, hull_com, hull_I), joint=Free(), joint_name="vessel")
     b.add_body("king", body=Body(M_KING, (0.0, 0.0, KING_HEIGHT / 2), np.diag([M_KING * 25.0] * 2 + [M_KING * 4.0])),
                joint=Revolute((0.0, 0.0, 1.0)), parent="vessel", placement=Placement(p=KING_BASE), joint_name="slew")
-    b.add_body("boom", body=Body(M_BOOM, 0.5 * BOOM_LENGTH * BOOM_DIR, _rod_inertia(M_BOOM, BOOM_DIR, BOOM_LENGTH)),
+    b.add_body("boom", body=Body(M_BOOM, 0.5 * BOOM_LENGTH * BOOM_DIR, _rod_inertia_about_com(M_BOOM, BOOM_DIR, BOOM_LENGTH)),
                joint=Fixed(), parent="king", placement=Placement(p=np.array([0.0, 0.0, KING_HEIGHT])), joint_name="boom_foot")
     b.add_body("manifold", body=Body(M_MANIFOLD, (0.0, 0.0, 0.0), _box_inertia(M_MANIFOLD, MANIFOLD_DIMS)),
                joint=Free(), joint_name="manifold")
