@@ -118,6 +118,14 @@ def main(argv=None):
             rows.append((dtype, n, c, first, wall))
             log(f"{dtype} batch {n} (chunks of {c}): first call {first:.1f} s, then {wall:.2f} s, "
                 f"{n / wall:.3g} realisations/s")
+            # the table so far, so that a run stopped at a time limit keeps the rows it measured
+            write_table(args, argv, rows, duration, kind, backend, n_dev, complete=False)
+    text = write_table(args, argv, rows, duration, kind, backend, n_dev, complete=True)
+    log(text)
+    return rows
+
+
+def write_table(args, argv, rows, duration, kind, backend, n_dev, *, complete):
     try:
         import jaxlib
 
@@ -144,9 +152,11 @@ def main(argv=None):
     for dtype, n, c, first, wall in rows:
         lines.append(f"| {dtype} | {n} | {c} | {first:.1f} | {max(first - wall, 0.0):.1f} | {wall:.2f} | "
                      f"{n / wall:.3g} | {n * duration / wall:.3g} |")
-    Path(args.out).write_text("\n".join(lines) + "\n")
-    log("\n".join(lines))
-    return rows
+    if not complete:
+        lines += ["", "(stopped before the last batch: the rows above are the ones measured)"]
+    text = "\n".join(lines) + "\n"
+    Path(args.out).write_text(text)
+    return text
 
 
 if __name__ == "__main__":
