@@ -1,4 +1,5 @@
-"""Controllers as force elements: joint PD with gravity compensation, roll-and-pitch motion compensation.
+"""Controllers as force elements: joint PD with gravity compensation, roll-and-pitch motion compensation;
+dynamic positioning (:class:`~jaxmbd.forces.positioning.DynamicPositioning`, re-exported here).
 
 Gains are array leaves, so an optimiser differentiates results with respect
 to them.  Active heave compensation lives on the winch of a
@@ -15,6 +16,7 @@ import jax.numpy as jnp
 from . import spatial
 from .dynamics import gravity_torques as _gravity_torques
 from .fields import parameter, setting
+from .forces.positioning import DynamicPositioning, positioning_gains  # noqa: F401  (re-exported)
 from .system import ELEMENT_KINDS, Context, Contribution, ForceElement
 from .system import joint_dofs as _dofs
 

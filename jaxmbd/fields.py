@@ -27,6 +27,7 @@ SETTING_KINDS = {
     "body_or_world": 'body name or "world"',
     "joint": "joint name",
     "joints": "list of joint names",
+    "names": "list of names",
 }
 """What a :func:`setting` holds, and how the docs name it."""
 

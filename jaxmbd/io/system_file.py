@@ -1019,6 +1019,14 @@ class _Loader:
                 r.fail(where, "expected at least one name")
             self.names(names, where, what="joint")
             return names
+        if spec.kind == "names":
+            names = tuple(r.strings(e, f, key))
+            if not names:
+                r.fail(where, "expected at least one name")
+            bad = [n for n in names if spec.choices is not None and n not in spec.choices]
+            if bad:
+                r.fail(where, f"expected each of {', '.join(map(repr, spec.choices))}; got {bad[0]!r}")
+            return names
         value = r.string(e, f, key, choices=spec.choices)
         if spec.kind in ("body", "body_or_world"):
             self.names(value, where, world=spec.kind == "body_or_world")
