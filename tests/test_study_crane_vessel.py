@@ -58,6 +58,28 @@ def test_build_is_at_rest_and_differentiable_leaves(systems):
         assert isinstance(mcf.kp, jax.Array) and mcf.kp.shape == (2,)
 
 
+def test_the_dp_row_builds_a_dp_system_at_rest():
+    """``dp="thrusters"`` (the README's DP row) puts the dynamic positioning controller with its four
+    thrusters, inside the hull's plan, in place of the stiff PD; at q0 the system is at rest as with the
+    PD (1e-3) and the DP asks for no thrust (1e-6 N)."""
+    import jax.numpy as jnp
+
+    from jaxmbd.control import DynamicPositioning
+    from studies.crane_vessel_mc.system import build
+
+    system, q0 = build("on", "I", hs=0.0)
+    dp = next(f for f in system.forces if f.name == "dp")
+    assert not isinstance(dp, DynamicPositioning)  # the default is the paper's stiff PD
+    system, q0 = build("on", "I", hs=0.0, dp="thrusters")
+    dp = next(f for f in system.forces if f.name == "dp")
+    assert isinstance(dp, DynamicPositioning) and len(dp.thrusters) == 4
+    v = jnp.zeros(system.model.nv)
+    y = (q0, v, system.initial_states(q0, v))
+    _, vdot, _ = system.rhs(0.0, y)
+    assert np.max(np.abs(np.asarray(vdot))) < 1e-3
+    assert np.max(np.abs(np.asarray(system.outputs(0.0, y)["dp/demand"]))) < 1e-6
+
+
 def test_mc_levels_the_platform_and_cuts_sway_and_king_moment(systems):
     """One test for the four runs (MC on/off x Hs 2 m/5 m), so that the two compiled solvers are
     built once whichever worker runs it.

@@ -65,6 +65,18 @@ def maxima(res, skip):
     return out
 
 
+def station_keeping(res, skip):
+    """Per-realisation largest horizontal excursion of the vessel origin (m) and, with thrusters, the
+    largest thruster demand over capacity, t >= skip."""
+    sel = res.time >= skip
+    xy = res.q[:, sel, :2] - res.q[:, :1, :2]
+    out = {"excursion": np.max(np.hypot(xy[..., 0], xy[..., 1]), axis=1)}
+    if "dp/demand_ratio" in res.outputs:
+        out["demand_ratio"] = np.max(res.outputs["dp/demand_ratio"][:, sel], axis=(1, 2))
+        out["thrust"] = np.max(res.outputs["dp/thrust"][:, sel], axis=1) / 1e3
+    return out
+
+
 def reductions(on, off):
     """Per realisation 100 (1 − max_on / max_off); mean, std and the reduction of the mean maxima."""
     table = {}
@@ -100,6 +112,14 @@ def markdown(tables, meta):
             row += [f"{PAPER[loc][name]:.1f}", f"{e['mean']:.1f} ± {e['std']:.1f}",
                     f"{e['max_off']:.4g} → {e['max_on']:.4g}"]
         lines.append("| " + " | ".join(row) + " |")
+    for loc, sk in meta.get("station_keeping", {}).items():
+        for mc, e in sk.items():
+            text = f"largest horizontal excursion of the vessel origin {e['excursion']:.3g} m"
+            if "demand_ratio" in e:
+                thrust = ", ".join(f"{t:.0f}" for t in e["thrust"])
+                text += (f"; largest thruster demand over capacity {e['demand_ratio']:.2f}; "
+                         f"largest thrust per thruster {thrust} kN")
+            lines.append(f"\nStation keeping, location {loc}, MC {mc} (mean over the realisations of their maxima): {text}.")
     return "\n".join(lines) + "\n"
 
 
@@ -146,6 +166,9 @@ def main(argv=None):
     p.add_argument("--locations", default="I,II")
     p.add_argument("--deck-height", type=float, default=None, help="platform base above the waterline, m (build default 0)")
     p.add_argument("--dp-period", type=float, default=None, help="surge/sway/yaw PD natural period, s (build default 2)")
+    p.add_argument("--dp", choices=("spring", "thrusters"), default=None,
+                   help="the paper's surge/sway/yaw PD as a spring (build default) or a DP system with thrusters")
+    p.add_argument("--dp-time-constant", type=float, default=None, help="with --dp thrusters: the closed loop's time constant, s (20)")
     p.add_argument("--tag", default="", help="suffix of the output files")
     a = p.parse_args(argv)
     build_kw = {}
@@ -153,12 +176,16 @@ def main(argv=None):
         build_kw["deck_height"] = a.deck_height
     if a.dp_period is not None:
         build_kw["dp_period"] = a.dp_period
+    if a.dp is not None:
+        build_kw["dp"] = a.dp
+    if a.dp_time_constant is not None:
+        build_kw["dp_time_constant"] = a.dp_time_constant
     if a.smoke:
         a.realisations, a.duration, a.skip, a.chunk, a.locations = 1, 30.0, 20.0, 1, "I"
         a.dt = 0.1
         build_kw.update(n_frequencies=15, n_directions=3)
     key = jax.random.key(a.seed)
-    tables, results = {}, {}
+    tables, results, station = {}, {}, {}
     for loc in a.locations.split(","):
         cases = {}
         for mc in ("on", "off"):
@@ -167,8 +194,12 @@ def main(argv=None):
             cases[mc] = res
             print(f"location {loc}, MC {mc}: {a.realisations} x {a.duration:.0f} s in {wall:.1f} s", flush=True)
         results[loc] = (cases["on"], cases["off"])
+        sk = {mc: station_keeping(cases[mc], a.skip) for mc in ("on", "off")}
+        station[loc] = {mc: {k: (np.mean(v, axis=0).tolist() if k == "thrust" else float(np.mean(v))) for k, v in e.items()}
+                        for mc, e in sk.items()}
         tables[loc] = reductions(maxima(cases["on"], a.skip), maxima(cases["off"], a.skip))
-    meta = {"n": a.realisations, "duration": a.duration, "skip": a.skip, "dt": a.dt, "seed": a.seed, "build": build_kw}
+    meta = {"n": a.realisations, "duration": a.duration, "skip": a.skip, "dt": a.dt, "seed": a.seed, "build": build_kw,
+            "station_keeping": station}
     text = markdown(tables, meta)
     print(text)
     if not a.smoke:

@@ -24,12 +24,14 @@ whole system floats on an even keel (ballast); radii of gyration 0.35 B,
 0.25 L, 0.25 L; viscous roll damping 10 % of critical; the paper's
 surge/sway/yaw PD (dynamic positioning) is a LinearMooring with stiffness and
 damping on the vessel origin, by default 2 s natural period and 70 % of
-critical (the paper has these motions "close to zero").
+critical (the paper has these motions "close to zero"); ``dp="thrusters"`` puts a
+DynamicPositioning controller with thrusters (:data:`THRUSTERS`) in its place.
 
 Every gain and physical parameter that a tuner may want is an array leaf of
 the returned System: ``system.forces`` holds ``hydro`` (HydroBody), ``mc``
 (MotionCompensation: ``kp``, ``kd``), ``crane`` (JointPD on q3-q5: ``kp``,
-``kd``, ``setpoint``), ``dp`` (LinearMooring: ``stiffness``, ``damping``) and
+``kd``, ``setpoint``), ``dp`` (LinearMooring: ``stiffness``, ``damping``; or
+DynamicPositioning: ``kp``, ``kd``, ``ki``, ``filter_period``) and
 ``sway`` (a probe with the payload sway angles θ1, θ2 as outputs).
 """
 
@@ -40,7 +42,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxmbd import spatial
-from jaxmbd.control import JointPD, MotionCompensation
+from jaxmbd.control import DynamicPositioning, JointPD, MotionCompensation, positioning_gains
 from jaxmbd.forces import LinearMooring
 from jaxmbd.hydro import JONSWAP, HydroBody, SeaState
 from jaxmbd.joints import Free, Revolute
@@ -58,6 +60,13 @@ LENGTHS = (0.0, 13.0, 10.0, 10.0, 8.0, 0.0, 15.0)  # l1..l7, m (Table 1)
 MASSES = tuple(m * T for m in (0.01, 140.0, 70.0, 40.0, 30.0, 0.01, 20.0))  # m1..m7, kg (Table 2)
 Q_CRANE0 = np.deg2rad([-90.0, -45.0, -90.0, -45.0, 0.0])  # q3..q7 (Sec. 5)
 LOCATIONS = {"I": 0.0, "II": -3.0}  # platform y on deck, m (II: 3 m to starboard = −y)
+THRUSTERS = {  # a supply vessel's DP: two bow tunnels, two stern azimuths (ours; the paper has none)
+    "names": ("bow_1", "bow_2", "stern_ps", "stern_sb"),
+    "types": ("tunnel", "tunnel", "azimuth", "azimuth"),
+    "positions": ((34.0, 0.0, -5.0), (31.0, 0.0, -5.0), (-37.0, 4.0, -6.5), (-37.0, -4.0, -6.5)),
+    "max_thrust": (1.5e5, 1.5e5, 4.0e5, 4.0e5),  # N
+    "thrust_rate": (5.0e4, 5.0e4, 8.0e4, 8.0e4),  # N/s
+}
 JOINTS = ("q1", "q2", "q3", "q4", "q5", "q6", "q7")
 
 
@@ -185,6 +194,9 @@ def build(
     crane_kd=(3.0e6, 4.0e6, 1.2e6),
     dp_period=2.0,
     dp_damping_ratio=0.7,
+    dp="spring",
+    dp_time_constant=20.0,
+    dp_filter_period=10.0,
     roll_damping_ratio=0.10,
     hs=5.0,
     omega_p=1.26,
@@ -207,7 +219,9 @@ def build(
     ``vessel_kg``: z of the vessel's own centre of gravity (m, from the
     waterline).  Gains: ``platform_kp``/``platform_kd`` (N m/rad, N m s/rad,
     roll and pitch), ``crane_kp``/``crane_kd`` (q3, q4, q5).  ``dp_period``
-    (s) and ``dp_damping_ratio``: the surge/sway/yaw PD.  Sea: JONSWAP
+    (s) and ``dp_damping_ratio``: the surge/sway/yaw PD.  ``dp="thrusters"`` replaces that PD by a
+    dynamic positioning system (:data:`THRUSTERS`: two bow tunnels and two stern azimuths, wave
+    filter at ``dp_filter_period`` s, gains placing the poles at −1/``dp_time_constant``).  Sea: JONSWAP
     ``hs`` (m), ``omega_p`` (rad/s), ``gamma``; cos^2s spreading (s =
     ``spreading``) about ``mean_direction`` (rad, direction of travel; 135° is
     bow-quartering from starboard), ``n_frequencies`` x ``n_directions``
@@ -247,15 +261,25 @@ def build(
     hb = HydroBody.create(model, hd, bodies=("vessel",), q_equilibrium=jnp.asarray(q0), ramp_time=ramp_time,
                           linear_damping=np.diag([0.0, 0.0, 0.0, b44, 0.0, 0.0]))
 
-    # Dynamic positioning as a PD on surge, sway and yaw of the vessel origin (world axes).
     a_inf = np.asarray(hb.added_mass_inf)
-    w = 2 * np.pi / dp_period
     m_eff = np.array([m_tot + a_inf[0, 0], m_tot + a_inf[1, 1], vessel_mass * radii[2] ** 2 + a_inf[5, 5]])
-    k = m_eff * w**2
-    c = 2 * dp_damping_ratio * m_eff * w
-    dp = LinearMooring(name="dp", body="vessel", point=jnp.zeros(3), reference=jnp.zeros(3),
-                       stiffness=jnp.diag(jnp.array([k[0], k[1], 0.0, 0.0, 0.0, k[2]])),
-                       damping=jnp.diag(jnp.array([c[0], c[1], 0.0, 0.0, 0.0, c[2]])))
+    if dp == "thrusters":
+        kp, kd, ki = positioning_gains(m_eff, dp_time_constant)
+        pos = jnp.asarray(THRUSTERS["positions"])
+        dp = DynamicPositioning(name="dp", body="vessel", thrusters=THRUSTERS["names"], thruster_types=THRUSTERS["types"],
+                                thruster_positions=pos, max_thrust=jnp.asarray(THRUSTERS["max_thrust"]),
+                                thrust_rate=jnp.asarray(THRUSTERS["thrust_rate"]), kp=jnp.asarray(kp), kd=jnp.asarray(kd),
+                                ki=jnp.asarray(ki), filter_period=jnp.asarray(float(dp_filter_period)),
+                                thruster_time_constant=jnp.asarray(2.0), hull_plan=jnp.asarray([L, B]))
+    elif dp == "spring":  # the paper's PD on surge, sway and yaw of the vessel origin (world axes)
+        w = 2 * np.pi / dp_period
+        k = m_eff * w**2
+        c = 2 * dp_damping_ratio * m_eff * w
+        dp = LinearMooring(name="dp", body="vessel", point=jnp.zeros(3), reference=jnp.zeros(3),
+                           stiffness=jnp.diag(jnp.array([k[0], k[1], 0.0, 0.0, 0.0, k[2]])),
+                           damping=jnp.diag(jnp.array([c[0], c[1], 0.0, 0.0, 0.0, c[2]])))
+    else:
+        raise ValueError(f"dp must be 'spring' or 'thrusters', got {dp!r}")
     platform = MotionCompensation(name="mc", roll_joint="q1", pitch_joint="q2", platform="platform",
                                   kp=jnp.asarray(platform_kp, dtype=float), kd=jnp.asarray(platform_kd, dtype=float),
                                   mode=mc)
