@@ -214,6 +214,12 @@ class ForceElement(eqx.Module):
     def outputs(self, ctx: Context, z) -> dict:
         return {}
 
+    def start_problem(self, ctx: Context) -> str | None:
+        """What makes the element's start configuration impossible (an anchor above its fairlead, a
+        line too short to reach), as one line for the system file's error, or None.  Evaluated once at
+        q0 when a file is read."""
+        return None
+
     def valid_ranges(self, model: Model) -> tuple:
         """Where the element's model holds, as :class:`jaxmbd.validity.ValidRange` bounds on its outputs."""
         return ()

@@ -235,3 +235,46 @@ save_dt = 0.5
     with pytest.raises(mbd.SystemFileError, match=r"forces\[0\]\.anchor_radius: the anchors must lie outside") as err:
         mbd.load_system(path)
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("anchor = [520, 0, -100]", "anchor = [520, 0, 20]",
+     r"forces\[0\]: the anchor \(z = 20 m\) is above the fairlead \(z = 0 m at q0\)"),
+    ("length = 600.0", "length = 300.0",
+     r"forces\[0\]: the line \(300 m\) is too short to reach its fairlead 529.5 m from the anchor at q0: it would stretch by 77 %"),
+    ("length = 600.0", "length = 520.0\nmax_tension = 5.0e6",
+     r"forces\[0\]: the line reaches its fairlead at q0 only at .* N, above its max_tension 5e\+06 N"),
+])
+def test_a_line_that_cannot_start_is_one_line(tmp_path, old, new, message):
+    """An anchor above its fairlead, a line too short to reach without stretching 30 % (no mooring
+    material survives that), one that reaches only beyond its max_tension: one line naming the element,
+    from the positions at q0."""
+    path = tmp_path / "moored.toml"
+    text = TEXT.replace("WEIGHT", "1000.0")
+    assert old in text
+    path.write_text(text.replace(old, new))
+    with pytest.raises(mbd.SystemFileError, match=message) as err:
+        mbd.load_system(path)
+    assert "\n" not in str(err.value)
+
+
+def test_a_spread_line_that_cannot_start_names_its_heading(tmp_path):
+    text = TEXT.replace("WEIGHT", "1000.0")
+    i = text.index("[[forces]]")
+    j = text.index("[simulation]")
+    spread = """[[forces]]
+kind = "mooring_spread"
+body = "buoy"
+headings_deg = [0, 90, 180, 270]
+fairlead_radius = 10.0
+fairlead_z = 0.0
+anchor_radius = 530.0
+anchor_z = -100.0
+length = [600.0, 600.0, 400.0, 600.0]
+EA = 1.5e9
+weight = 1000.0
+"""
+    path = tmp_path / "spread.toml"
+    path.write_text(text[:i] + spread + text[j:])
+    with pytest.raises(mbd.SystemFileError, match=r"forces\[0\]: line 2 \(heading 180°\): the line \(400 m\) is too short"):
+        mbd.load_system(path)

@@ -173,6 +173,11 @@ class CatenaryLine(ForceElement):
     def valid_ranges(self, model) -> tuple:
         return line_ranges(self.max_tension)
 
+    def start_problem(self, ctx: Context) -> str | None:
+        i = ctx.body_index(self.body)
+        p = ctx.point_position(i, jnp.asarray(self.fairlead, dtype=ctx.p.dtype))
+        return line_start_problem(p, self.anchor, float(self.length), float(self.EA), float(self.weight), self.max_tension)
+
 
 LINE_UNITS = {"fairlead_tension": "N", "horizontal_tension": "N", "vertical_tension": "N", "anchor_tension": "N",
               "anchor_angle": "rad", "laid_length": "m", "converged": "1"}
@@ -185,6 +190,33 @@ def line_tensions(fairlead, anchor, L, EA, w, cb=0.0):
     X = jnp.maximum(jnp.sqrt(d[0] ** 2 + d[1] ** 2 + 1e-30), 1e-6 * L)
     H, V, ok = solve_catenary(X, d[2], L, EA, w, cb)
     return H, V, jnp.stack([d[0], d[1], jnp.zeros_like(X)]) / X, ok
+
+
+MAX_STRAIN = 0.3
+"""A line asked to stretch further than this to reach its fairlead is refused: no mooring material
+(steel, polyester, nylon) survives 30 % of strain, so the length or the positions are wrong."""
+
+
+def line_start_problem(fairlead, anchor, L, EA, w, max_tension, which="") -> str | None:
+    """Why a catenary line from ``anchor`` to the world point ``fairlead`` cannot start there, or None:
+    the anchor above the fairlead, a line that must stretch by more than :data:`MAX_STRAIN` to reach,
+    or that reaches only beyond ``max_tension``."""
+    f, a = np.asarray(fairlead, float), np.asarray(anchor, float)
+    if f[2] < a[2]:
+        return (f"{which}the anchor (z = {a[2]:g} m) is above the fairlead (z = {f[2]:g} m at q0): a catenary hangs "
+                "from its fairlead down to its seabed anchor")
+    chord = float(np.linalg.norm(f - a))
+    if chord > L * (1 + MAX_STRAIN):
+        return (f"{which}the line ({L:g} m) is too short to reach its fairlead {chord:.4g} m from the anchor at q0: "
+                f"it would stretch by {100 * (chord / L - 1):.0f} %")
+    limit = float(max_tension)
+    if np.isfinite(limit):
+        H, V, _, _ = line_tensions(jnp.asarray(f), jnp.asarray(a), L, EA, w)
+        t = float(np.hypot(H, V))
+        if t > limit:
+            return (f"{which}the line reaches its fairlead at q0 only at {t:.4g} N, above its max_tension {limit:.4g} N "
+                    "(too short, or the anchor too far)")
+    return None
 
 
 def line_outputs(H, V, ok, L, w, cb=0.0) -> dict:

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..fields import parameter, setting
 from ..system import Context, Contribution, ForceElement
-from .catenary import LINE_UNITS, line_outputs, line_ranges, line_tensions
+from .catenary import LINE_UNITS, line_outputs, line_ranges, line_start_problem, line_tensions
 
 
 class MooringSpread(ForceElement):
@@ -86,3 +86,22 @@ class MooringSpread(ForceElement):
 
     def valid_ranges(self, model) -> tuple:
         return line_ranges(self.max_tension)
+
+    def start_problem(self, ctx: Context) -> str | None:
+        """The catenary line's checks, line by line (named by its heading)."""
+        i = ctx.body_index(self.body)
+        dtype = ctx.p.dtype
+        h = np.atleast_1d(np.asarray(self.headings, float))
+        n = h.size
+        L, EA, w = (np.broadcast_to(np.asarray(x, float), (n,)) for x in (self.length, self.EA, self.weight))
+        cx, cy = np.asarray(self.centre, float)
+        for k, hk in enumerate(h):
+            c, s = np.cos(hk), np.sin(hk)
+            fair = ctx.point_position(i, jnp.asarray([float(self.fairlead_radius) * c, float(self.fairlead_radius) * s,
+                                                      float(self.fairlead_z)], dtype))
+            anchor = np.array([cx + float(self.anchor_radius) * c, cy + float(self.anchor_radius) * s, float(self.anchor_z)])
+            problem = line_start_problem(fair, anchor, L[k], EA[k], w[k], self.max_tension,
+                                         which=f"line {k} (heading {np.degrees(hk):g}°): ")
+            if problem:
+                return problem
+        return None

@@ -503,7 +503,7 @@ class _Loader:
         hydro = self.build_hydro(cfg)
         forces = self.build_elements(cfg, "forces")
         controllers = self.build_elements(cfg, "controllers")
-        elements = hydro + forces + controllers
+        elements = self.elements = hydro + forces + controllers
         self.check_unique_names(elements)
         report = self.report_joints(cfg)
 
@@ -533,8 +533,18 @@ class _Loader:
 
     def validate(self, system):
         """The physical checks of a read system, numbers evaluated: the mass matrix at q0 with the
-        elements' added inertia is positive definite (:meth:`check_inertia`)."""
+        elements' added inertia is positive definite (:meth:`check_inertia`), and each element can
+        start at q0 (:meth:`ForceElement.start_problem`)."""
         self.check_inertia(system)
+        self.check_start(system)
+
+    def check_start(self, system):
+        model = system.model
+        ctx = system.context(0.0, self.q0, np.zeros(model.nv))
+        for f, el in self.elements:
+            problem = el.start_problem(ctx)
+            if problem:
+                self.r.fail(f, problem)
 
     # -- bodies and joints -------------------------------------------------------------------
 
