@@ -267,6 +267,10 @@ class System(eqx.Module):
     report_joints: tuple = eqx.field(static=True, default=())
 
     def __check_init__(self):
+        if any(f.section == "loops" for f in self.forces) and any(f.n_flex for f in self.forces):
+            from .joints import ModelError
+
+            raise ModelError(f"{self.name}: closed loops and flexible bodies in one system are not supported")
         names = [f.name for f in self.forces]
         dup = {n for n in names if names.count(n) > 1}
         if dup:
@@ -363,9 +367,37 @@ class System(eqx.Module):
         vdot, zdot = self._accelerations(ctx, z, f_ext, tau, zdot)
         return (self.model.qdot(q, v), vdot, zdot), f_ext
 
+    @property
+    def loops(self) -> tuple:
+        """The elements that close kinematic loops (:class:`jaxmbd.loops.Loop`)."""
+        return tuple(f for f in self.forces if f.section == "loops")
+
+    def _loop_solve(self, ctx, f_ext, tau):
+        """(v̇, λ, residual) of the tree under its loops (:func:`jaxmbd.loops.constrained_accelerations`)."""
+        from .dynamics import inverse_dynamics, mass_matrix
+        from .kinematics import body_jacobian
+        from .loops import constrained_accelerations
+
+        model, q, v, kin = self.model, ctx.q, ctx.v, ctx.kin
+        extra = self.extra_inertia(ctx)
+        M = mass_matrix(model, q, extra, kin)
+        b = tau - inverse_dynamics(model, q, v, jnp.zeros_like(v), f_ext, extra, kin)
+        coupled = self.coupled_inertia(ctx)
+        if coupled:
+            abias = bias_accelerations(model, q, v, kin)
+            for i, j, blk in coupled:
+                Ji = body_jacobian(model, q, model.body_names[i], kin)
+                Jj = body_jacobian(model, q, model.body_names[j], kin)
+                M = M + Ji.T @ blk @ Jj
+                b = b - Ji.T @ (blk @ abias[j])
+        return constrained_accelerations(self.loops, model, q, v, M, b)
+
     def _accelerations(self, ctx, z, f_ext, tau, zdot):
-        """(v̇, ż) from the summed loads: ABA, or the mass-matrix routes (flexible bodies, coupled inertia)."""
+        """(v̇, ż) from the summed loads: ABA, or the mass-matrix routes (flexible bodies, coupled inertia,
+        closed loops)."""
         q, v = ctx.q, ctx.v
+        if self.loops:
+            return self._loop_solve(ctx, f_ext, tau)[0], zdot
         if any(f.n_flex for f in self.forces):
             return self._flexible_accelerations(ctx, z, f_ext, tau, zdot)
         coupled = self.coupled_inertia(ctx)
@@ -464,6 +496,12 @@ class System(eqx.Module):
                 continue
             for k, val in f.outputs(ctx, z[s]).items():
                 out[f"{f.name}/{k}"] = val
+        if self.loops and (only is None or any(lp.name in only for lp in self.loops)):
+            from .loops import loop_outputs
+
+            f_ext, tau, _, lctx = self.loads(t, q, v, z, forcing)
+            _, lam, residual = self._loop_solve(lctx, f_ext, tau)
+            out |= loop_outputs(self.loops, self.model, q, lam, residual)
         if joints:
             from .dynamics import joint_wrenches
 

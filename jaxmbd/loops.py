@@ -1,0 +1,208 @@
+"""Closed kinematic loops: cut joints that close loops of the tree.
+
+A loop joins a point of body a to a point of body b (either may be ``"world"``) with the constraint of
+a joint the tree does not contain: a ``ball`` (the two points coincide: 3 rows) or a ``revolute`` (the
+points coincide and the axes, ``axis_a`` in a's frame and ``axis_b`` in b's, stay parallel: 5 rows).
+The tree keeps its coordinates; the loops add constraint forces.
+
+**Dynamics.**  With M the tree's mass matrix, b = τ − h(q, v) + Jᵀ f_ext the generalised force
+without constraints, and the loops' rows φ(q) = 0 with velocity rows J v = 0 (RBDA ch. 8, the
+method of Lagrange multipliers on the tree's coordinates):
+
+    M v̇ = b + J_cᵀ λ,    J_c v̇ = γ = −J̇_c v − 2 ζ ω J_c v − ω² φ
+
+so λ = S⁻¹ (γ − J_c M⁻¹ b) with S = J_c M⁻¹ J_cᵀ, and v̇ = M⁻¹ (b + J_cᵀ λ).  The right-hand side γ
+holds the constraint's acceleration with Baumgarte's stabilisation: ω = ``baumgarte`` (rad/s, default
+10) and ζ = 1, so a drift of the constraint from roundoff or a coarse step decays with a time
+constant of 1/ω and the exact solution is not changed (φ = J v = 0 on it).  S is solved by proximal
+iterations on S + μ I (μ = 1e-12 of its mean diagonal, as Pinocchio's and MuJoCo's regularised
+solves), so rows that the tree already satisfies (a planar linkage closed by a ball: the out-of-plane
+row is empty) get no force, and a singular set is reported (``residual``) rather than a NaN.
+
+J_c and J̇_c v come from the loop's velocity rows c(q, v) = J_c v: J_c as its derivative in v,
+J̇_c v as its derivative in q along q̇ (both exact, by automatic differentiation).
+
+**Outputs** of each loop: ``force`` (3,) N, the force the loop applies on body a (world axes; body b
+feels its opposite), ``moment`` (3,) N m (world axes, on body a; a revolute's two moment rows),
+``error`` m (how far the points are apart) and ``residual`` (the solve's relative residual: above
+1e-6 the loops are singular or over-constrained at this configuration, and a run says so).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .fields import parameter, setting
+from .kinematics import Kinematics
+from .system import Context, Contribution, ForceElement
+from .validity import ValidRange
+
+LOOP_KINDS = ("ball", "revolute")
+
+
+def _perpendiculars(n):
+    """Two unit vectors perpendicular to the unit vector n and to each other."""
+    a = jnp.where(jnp.abs(n[0]) < 0.9, jnp.array([1.0, 0.0, 0.0], n.dtype), jnp.array([0.0, 1.0, 0.0], n.dtype))
+    e1 = jnp.cross(n, a)
+    e1 = e1 / jnp.linalg.norm(e1)
+    return e1, jnp.cross(n, e1)
+
+
+class Loop(ForceElement):
+    """A cut joint closing a kinematic loop (module docstring): body a's ``point_a`` on body b's
+    ``point_b`` (body frames; a world point for ``"world"``), and for a ``revolute`` the axes kept parallel."""
+
+    kind: ClassVar[str] = "loop"
+    section: ClassVar[str] = "loops"
+
+    name: str = eqx.field(static=True)
+    body_a: str = setting("body_or_world", doc="body a")
+    body_b: str = setting("body_or_world", doc="body b")
+    point_a: jax.Array = parameter(unit="m", shape=(3,), doc="the joint's point on body a, its frame")
+    point_b: jax.Array = parameter(unit="m", shape=(3,), doc="the same point on body b, its frame")
+    joint: str = setting("string", default="ball", choices=LOOP_KINDS, doc='"ball" (3 rows) or "revolute" (5 rows)')
+    axis_a: jax.Array = parameter(unit="", shape=(3,), default=(0.0, 0.0, 1.0), doc="revolute: the axis in body a's frame")
+    axis_b: jax.Array = parameter(unit="", shape=(3,), default=(0.0, 0.0, 1.0), doc="revolute: the axis in body b's frame")
+    baumgarte: jax.Array = parameter(unit="rad/s", bound=(">=", 0.0), default=10.0, doc="ω of the drift's correction (critically damped)")
+
+    def __check_init__(self):
+        if self.body_a == self.body_b:
+            raise ValueError(f"loop {self.name!r}: body_a and body_b are both {self.body_a!r}; a loop joins two bodies")
+        if self.joint not in LOOP_KINDS:
+            raise ValueError(f"loop {self.name!r}: joint must be one of {', '.join(LOOP_KINDS)}, got {self.joint!r}")
+
+    @property
+    def n_rows(self) -> int:
+        return 3 if self.joint == "ball" else 5
+
+    def contribution(self, ctx: Context, z) -> Contribution:
+        return Contribution()
+
+    # -- the rows, from the tree's kinematics -----------------------------------------------------
+
+    @staticmethod
+    def _frame(model, kin: Kinematics, body, point, dtype):
+        """World position, velocity and rotation of a body point, and the body's world angular velocity."""
+        point = jnp.asarray(point, dtype)
+        if body == "world":
+            z = jnp.zeros(3, dtype)
+            return point, z, jnp.eye(3, dtype=dtype), z
+        i = model.index(body)
+        R = kin.R[i]
+        pos = kin.p[i] + R @ point
+        if kin.twist is None:
+            return pos, None, R, None
+        tw = kin.twist[i]
+        return pos, R @ (tw[:3] + jnp.cross(tw[3:], point)), R, R @ tw[3:]
+
+    def rows(self, model, q, v=None):
+        """φ(q) (n_rows,) and, with v, the velocity rows c = J_c v (n_rows,)."""
+        dtype = jnp.result_type(q, float)
+        kin = Kinematics.compute(model, q, v)
+        pa, va, Ra, wa = self._frame(model, kin, self.body_a, self.point_a, dtype)
+        pb, vb, Rb, wb = self._frame(model, kin, self.body_b, self.point_b, dtype)
+        phi = [pa - pb]
+        vel = None if v is None else [va - vb]
+        if self.joint == "revolute":
+            na = Ra @ jnp.asarray(self.axis_a, dtype)
+            nb = Rb @ jnp.asarray(self.axis_b, dtype)
+            na, nb = na / jnp.linalg.norm(na), nb / jnp.linalg.norm(nb)
+            e1a, e2a = _perpendiculars(jnp.asarray(self.axis_a, dtype) / jnp.linalg.norm(jnp.asarray(self.axis_a, dtype)))
+            e = jnp.stack([Ra @ e1a, Ra @ e2a])
+            phi.append(e @ nb)
+            if v is not None:
+                vel.append(jnp.cross(e, nb[None]) @ (wa - wb))
+        phi = jnp.concatenate(phi)
+        return (phi, None) if v is None else (phi, jnp.concatenate(vel))
+
+    def moment_directions(self, model, q):
+        """(rows, 3): the world moment on body a of a unit multiplier of each row (zero for the
+        point rows)."""
+        dtype = jnp.result_type(q, float)
+        zero = jnp.zeros((3, 3), dtype)
+        if self.joint == "ball":
+            return zero
+        kin = Kinematics.compute(model, q)
+        _, _, Ra, _ = self._frame(model, kin, self.body_a, self.point_a, dtype)
+        _, _, Rb, _ = self._frame(model, kin, self.body_b, self.point_b, dtype)
+        nb = Rb @ jnp.asarray(self.axis_b, dtype)
+        nb = nb / jnp.linalg.norm(nb)
+        e1a, e2a = _perpendiculars(jnp.asarray(self.axis_a, dtype) / jnp.linalg.norm(jnp.asarray(self.axis_a, dtype)))
+        e = jnp.stack([Ra @ e1a, Ra @ e2a])
+        return jnp.concatenate([zero, jnp.cross(e, nb[None])])
+
+    def output_units(self, model) -> dict:
+        return {"force": "N", "moment": "N m", "error": "m", "residual": ""}
+
+    def valid_ranges(self, model) -> tuple:
+        return (ValidRange("residual", "constraint solve's relative residual", "closed kinematic loop",
+                           "the loops are singular or over-constrained here (a linkage at a dead point): the "
+                           "constraint forces are not unique", upper=1e-6),)
+
+
+def loop_terms(loops, model, q, v):
+    """The loops' rows together: φ (m,), J_c (m, nv), J̇_c v (m,)."""
+    def vel(q, v):
+        return jnp.concatenate([lp.rows(model, q, v)[1] for lp in loops])
+
+    phi = jnp.concatenate([lp.rows(model, q)[0] for lp in loops])
+    J = jax.jacfwd(lambda v: vel(q, v))(v)
+    qdot = model.qdot(q, v)
+    _, jdot_v = jax.jvp(lambda q: vel(q, v), (q,), (qdot,))
+    return phi, J, jdot_v
+
+
+def constrained_accelerations(loops, model, q, v, M, b):
+    """(v̇, λ (m,), relative residual) of the tree under its loops: the module docstring's solve, by
+    Cholesky of M and proximal iterations on S."""
+    from jax.scipy.linalg import cho_factor, cho_solve
+
+    phi, J, jdot_v = loop_terms(loops, model, q, v)
+    w = jnp.concatenate([jnp.full(lp.n_rows, 1.0, q.dtype) * lp.baumgarte for lp in loops])
+    gamma = -jdot_v - 2.0 * w * (J @ v) - w * w * phi
+    cM = cho_factor(M)
+    Minv_b = cho_solve(cM, b)
+    Minv_JT = cho_solve(cM, J.T)
+    S = J @ Minv_JT
+    r = gamma - J @ Minv_b
+    mu = 1e-12 * (jnp.trace(S) / S.shape[0] + jnp.finfo(S.dtype).tiny)
+    cS = cho_factor(S + mu * jnp.eye(S.shape[0], dtype=S.dtype))
+    lam = jnp.zeros_like(r)
+    for _ in range(4):
+        lam = lam + cho_solve(cS, r - S @ lam)
+    residual = jnp.linalg.norm(S @ lam - r) / (jnp.linalg.norm(r) + jnp.linalg.norm(S) * jnp.linalg.norm(lam) + 1e-300)
+    return Minv_b + Minv_JT @ lam, lam, residual
+
+
+def loop_outputs(loops, model, q, lam, residual) -> dict:
+    """Each loop's force, moment, error and the solve's residual, by the loop's name."""
+    out, k = {}, 0
+    for lp in loops:
+        m = lp.n_rows
+        lk = lam[k : k + m]
+        phi, _ = lp.rows(model, q)
+        out[f"{lp.name}/force"] = lk[:3]
+        out[f"{lp.name}/moment"] = lk @ lp.moment_directions(model, q)
+        out[f"{lp.name}/error"] = jnp.linalg.norm(phi[:3])
+        out[f"{lp.name}/residual"] = residual
+        k += m
+    return out
+
+
+def check_closure(loop: Loop, model, q0, tol: float = 1e-6) -> str | None:
+    """Why ``loop`` cannot close at q0 (its points more than ``tol`` m apart, or its axes not
+    parallel), or None."""
+    phi, _ = loop.rows(model, jnp.asarray(q0))
+    phi = np.asarray(phi)
+    gap = float(np.linalg.norm(phi[:3]))
+    if gap > tol:
+        return f"loop {loop.name!r} does not close at q0: its points are {gap:.4g} m apart"
+    if loop.joint == "revolute" and np.max(np.abs(phi[3:])) > tol:
+        return f"loop {loop.name!r} does not close at q0: its axes are {np.degrees(np.arcsin(min(1.0, np.max(np.abs(phi[3:]))))):.3g}° apart"
+    return None
+
