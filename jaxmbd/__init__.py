@@ -30,6 +30,7 @@ from .errors import JaxmbdError  # noqa: E402
 from .io.system_file import LoadedSystem, SystemFileError, load_system  # noqa: E402
 from .joints import Cylindrical, Fixed, Free, ModelError, Planar, Prismatic, Revolute, Spherical, Universal  # noqa: E402
 from .kinematics import body_jacobian, body_twists, forward_kinematics, point_position, point_velocity  # noqa: E402
+from .loops import Loop  # noqa: E402
 from .model import Body, Model, ModelBuilder, Placement, load_urdf  # noqa: E402
 from .simulation import Integrator, Result, SimulationError, Solution, solve, static_equilibrium  # noqa: E402
 from .simulation import simulate as _simulate  # noqa: E402
@@ -47,7 +48,7 @@ __all__ = [
     "forward_dynamics", "inverse_dynamics", "mass_matrix", "joint_wrenches", "nonlinear_effects",
     "mass_matrix_velocity_transformation", "kinetic_energy", "potential_energy", "total_energy", "gravity_wrenches",
     # systems and runs
-    "System", "Inputs", "ForceElement", "Context", "Contribution",
+    "System", "Inputs", "ForceElement", "Context", "Contribution", "Loop",
     "Integrator", "Result", "Solution", "simulate", "solve", "static_equilibrium", "LoadedSystem", "load_system",
     # subpackages
     "spatial", "joints", "hydro", "flex",

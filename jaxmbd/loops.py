@@ -54,8 +54,9 @@ def _perpendiculars(n):
 
 
 class Loop(ForceElement):
-    """A cut joint closing a kinematic loop (module docstring): body a's ``point_a`` on body b's
-    ``point_b`` (body frames; a world point for ``"world"``), and for a ``revolute`` the axes kept parallel."""
+    """A cut joint closing a kinematic loop (:mod:`jaxmbd.loops`; docs/system_file.md, ``[[loops]]``): body
+    a's ``point_a`` on body b's ``point_b`` (body frames; a world point for ``"world"``), and for a
+    ``revolute`` the axes kept parallel."""
 
     kind: ClassVar[str] = "loop"
     section: ClassVar[str] = "loops"
@@ -82,6 +83,9 @@ class Loop(ForceElement):
 
     def contribution(self, ctx: Context, z) -> Contribution:
         return Contribution()
+
+    def start_problem(self, ctx: Context) -> str | None:
+        return check_closure(self, ctx.model, ctx.q)
 
     # -- the rows, from the tree's kinematics -----------------------------------------------------
 

@@ -187,3 +187,80 @@ def test_loop_gradient_matches_finite_differences():
     h = 1e-5
     fd = (float(final(B + h)) - float(final(B - h))) / (2 * h)
     assert abs(g - fd) < 1e-6 * abs(fd), (g, fd)
+
+
+FOUR_BAR_FILE = """
+name = "four_bar"
+[[bodies]]
+name = "crank"
+joint = "revolute"
+axis = [0.0, 1.0, 0.0]
+mass = 2.0
+com = [0.5, 0.0, 0.0]
+inertia = [0.002, 0.16666666666666666, 0.16666666666666666]
+q0 = [Q1]
+[[bodies]]
+name = "coupler"
+parent = "crank"
+joint = "revolute"
+axis = [0.0, 1.0, 0.0]
+xyz = [1.0, 0.0, 0.0]
+mass = 3.0
+com = [1.25, 0.0, 0.0]
+inertia = [0.01875, 1.5625, 1.5625]
+q0 = [Q2]
+[[bodies]]
+name = "rocker"
+joint = "revolute"
+axis = [0.0, 1.0, 0.0]
+xyz = [2.0, 0.0, 0.0]
+mass = 1.5
+com = [0.75, 0.0, 0.0]
+inertia = [0.003375, 0.28125, 0.28125]
+q0 = [Q3]
+[[loops]]
+name = "pin"
+body_a = "coupler"
+body_b = "rocker"
+point_a = [2.5, 0.0, 0.0]
+point_b = [1.5, 0.0, 0.0]
+EXTRA
+[simulation]
+duration = 0.2
+save_dt = 0.1
+"""
+
+
+def four_bar_file(tmp_path, q=None, extra=""):
+    q = closed_q(np.radians(30.0)) if q is None else q
+    text = FOUR_BAR_FILE.replace("Q1", repr(float(q[0]))).replace("Q2", repr(float(q[1]))).replace("Q3", repr(float(q[2])))
+    path = tmp_path / "four_bar.toml"
+    path.write_text(text.replace("EXTRA", extra))
+    return path
+
+
+def test_a_four_bar_is_read_from_a_system_file(tmp_path):
+    """``[[loops]]`` needs no kind; the file's linkage is the Python one (same accelerations, 1e-12)."""
+    loaded = mbd.load_system(four_bar_file(tmp_path))
+    loop = loaded.system.loops[0]
+    assert isinstance(loop, Loop) and loop.joint == "ball"
+    q = jnp.asarray(closed_q(np.radians(30.0)))
+    model, ref_loop = four_bar()
+    a = loaded.system.rhs(0.0, (q, jnp.zeros(3), jnp.zeros(0)))[1]
+    b = System(model, (ref_loop,)).rhs(0.0, (q, jnp.zeros(3), jnp.zeros(0)))[1]
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=0, atol=1e-12 * np.abs(np.asarray(b)).max())
+
+
+@pytest.mark.parametrize("q, extra, message", [
+    (np.array([0.5, -1.0, 1.6]), "", r"loops\[0\]: loop 'pin' does not close at q0: its points are .* m apart"),
+    (None, '[[loops]]\nname = "self"\nbody_a = "crank"\nbody_b = "crank"\npoint_a = [0, 0, 0]\npoint_b = [1, 0, 0]',
+     r"loops\[1\]: loop 'self': body_a and body_b are both 'crank'"),
+    (None, '[[loops]]\nname = "hold"\nbody_a = "coupler"\nbody_b = "world"\npoint_a = [0, 0, 0]\npoint_b = [0.8660254037844387, 0, -0.5]',
+     r"loops: the loops leave the tree no freedom at q0"),
+])
+def test_bad_loops_in_a_file_are_one_line(tmp_path, q, extra, message):
+    """A loop that does not close at q0, a loop between a body and itself, an over-constrained set (the
+    coupler's base also pinned to the world: the linkage cannot move): one line naming the loop."""
+    with pytest.raises(mbd.SystemFileError, match=message) as err:
+        mbd.load_system(four_bar_file(tmp_path, q, extra))
+    assert "\n" not in str(err.value)

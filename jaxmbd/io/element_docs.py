@@ -45,10 +45,12 @@ def element_table(kind: str, cls) -> str:
 
 def element_tables() -> str:
     """Markdown for every registered force element and controller, by section and kind."""
-    from .. import control, flex, forces  # noqa: F401  (flex registers the flexible beam)
+    from .. import control, flex, forces, loops  # noqa: F401  (flex registers the flexible beam)
+    from ..system import ELEMENT_KINDS
 
     parts = [BEGIN, ""]
-    for title, kinds in (("Force elements (`[[forces]]`)", forces.KINDS), ("Controllers (`[[controllers]]`)", control.KINDS)):
+    for title, kinds in (("Force elements (`[[forces]]`)", forces.KINDS), ("Controllers (`[[controllers]]`)", control.KINDS),
+                         ("Closed loops (`[[loops]]`, docs/system_file.md \"Closed loops\")", ELEMENT_KINDS["loops"])):
         parts += [f"### {title}", ""]
         for kind in sorted(kinds):
             parts += [element_table(kind, kinds[kind]), ""]

@@ -379,6 +379,12 @@ def _join(field, key):
     return f"{field}.{key}" if field else str(key)
 
 
+def jnp_asarray(x):
+    import jax.numpy as jnp
+
+    return jnp.asarray(x)
+
+
 def _short(v, n=60):
     s = repr(v)
     return s if len(s) <= n else s[: n - 3] + "..."
@@ -406,7 +412,7 @@ def _shapes_text(shapes):
 # --------------------------------------------------------------------------- schema constants
 
 _TOP_KEYS = (
-    "name", "description", "gravity", "report_joints", "model", "bodies", "hydro", "forces", "controllers",
+    "name", "description", "gravity", "report_joints", "model", "bodies", "hydro", "forces", "controllers", "loops",
     "waves", "current", "simulation", "sweep", "scenario", "tune",
 )
 _MODEL_KEYS = ("urdf", "floating", "q0")
@@ -503,7 +509,8 @@ class _Loader:
         hydro = self.build_hydro(cfg)
         forces = self.build_elements(cfg, "forces")
         controllers = self.build_elements(cfg, "controllers")
-        elements = self.elements = hydro + forces + controllers
+        loops = self.build_elements(cfg, "loops")
+        elements = self.elements = hydro + forces + controllers + loops
         self.check_unique_names(elements)
         report = self.report_joints(cfg)
 
@@ -545,6 +552,22 @@ class _Loader:
             problem = el.start_problem(ctx)
             if problem:
                 self.r.fail(f, problem)
+        if system.loops:
+            self.check_loops(system)
+
+    def check_loops(self, system):
+        """The loops' rows at q0 independent (not over-constrained, not at a dead point)."""
+        from ..loops import loop_terms
+
+        model = system.model
+        _, J, _ = loop_terms(system.loops, model, jnp_asarray(self.q0), np.zeros(model.nv))
+        sv = np.linalg.svd(np.asarray(J), compute_uv=False)
+        rank = int(np.sum(sv > 1e-9 * max(sv[0], 1e-300)))
+        rows = sum(lp.n_rows for lp in system.loops)
+        free = model.nv - rank
+        if free <= 0:
+            self.r.fail("loops", f"the loops leave the tree no freedom at q0 ({rows} constraint rows of rank {rank} on "
+                        f"{model.nv} joint velocities): the set is over-constrained and cannot move")
 
     # -- bodies and joints -------------------------------------------------------------------
 
@@ -961,9 +984,10 @@ class _Loader:
     # -- force elements and controllers ------------------------------------------------------
 
     def build_elements(self, cfg, section):
-        from .. import control, flex, forces  # noqa: F401  (flex registers the flexible beam)
+        from .. import control, flex, forces, loops  # noqa: F401  (flex registers the flexible beam, loops the loop)
+        from ..system import ELEMENT_KINDS
 
-        kinds = forces.KINDS if section == "forces" else control.KINDS
+        kinds = ELEMENT_KINDS[section]
         r = self.r
         out = []
         counts = {}
@@ -971,7 +995,10 @@ class _Loader:
             f = f"{section}[{k}]"
             if not isinstance(e, dict):
                 r.fail(f, "expected a table")
-            kind = r.string(e, f, "kind", choices=tuple(kinds))
+            if len(kinds) == 1:  # a section of one kind (loops) needs no kind key
+                kind = r.string(e, f, "kind", next(iter(kinds)), choices=tuple(kinds))
+            else:
+                kind = r.string(e, f, "kind", choices=tuple(kinds))
             counts[kind] = counts.get(kind, 0) + 1
             default_name = kind if counts[kind] == 1 else f"{kind}{counts[kind]}"
             out.append((f, self.element(kinds[kind], kind, e, f, default_name)))
