@@ -126,25 +126,30 @@ def test_four_bar_motion_matches_pinocchio_and_conserves_energy():
     assert kinetic.max() > 1.0  # it moved
 
 
-def test_a_statically_held_linkage_carries_its_weight_through_the_loop():
-    """The four-bar held still by a torque on the crank (found by bisection-free linear algebra: the
-    loads at rest), the loop's force balances the rocker about its ground pivot: the moment of the
-    rocker's weight about the pivot equals the moment of the loop force on the rocker (1e-9)."""
-    model, loop = four_bar()
-    q = closed_q(np.radians(70.0))
-    system = System(model, (loop,))
-    y = (jnp.asarray(q), jnp.zeros(3), jnp.zeros(0))
-    out = system.outputs(0.0, y)
-    force_on_rocker = -np.asarray(out["pin/force"])  # body b feels the opposite
-    kin = mbd.forward_kinematics(model, jnp.asarray(q))
-    R3, p3 = np.asarray(kin[0][2]), np.asarray(kin[1][2])
-    tip = p3 + R3 @ np.array([C, 0.0, 0.0])
-    com = p3 + R3 @ np.array([C / 2, 0.0, 0.0])
-    moment = np.cross(tip - p3, force_on_rocker) + np.cross(com - p3, np.array([0.0, 0.0, -9.81 * MASS[2]]))
-    # the rocker's own angular acceleration times its inertia about the pivot is the residual moment
-    _, vdot, _ = system.rhs(0.0, y)
-    inertia_pivot = MASS[2] * C**2 / 3
-    assert abs(moment[1] - inertia_pivot * float(vdot[2])) < 1e-9 * np.abs(moment).max() + 1e-9
+def test_a_frame_pin_force_against_the_truss_by_hand():
+    """An A-frame: two 20 t legs pinned to the deck at x = ±4 m, meeting at the apex 9 m up (a ball loop
+    closes it: the structure has no freedom), 50 t hung at the apex from leg 1.  By hand (moments of
+    each leg about its foot): the apex pin pushes leg 1 with F_z = W/2 and F_x = −(s/h)(W + w)/2, with s
+    the half-span, h the height, W the load's weight and w a leg's.  The loop's force matches to 1e-9 and
+    the legs do not accelerate (1e-9 rad/s²)."""
+    from jaxmbd.forces.steady import SteadyForce
+
+    s, h, m_leg, m_load, g = 4.0, 9.0, 20.0e3, 50.0e3, 9.81
+    L = float(np.hypot(s, h))
+    b = ModelBuilder()
+    b.add_body("leg1", body=rod(m_leg, L), joint=mbd.Revolute((0.0, 1.0, 0.0)), placement=Placement(p=np.array([-s, 0.0, 0.0])))
+    b.add_body("leg2", body=rod(m_leg, L), joint=mbd.Revolute((0.0, 1.0, 0.0)), placement=Placement(p=np.array([s, 0.0, 0.0])))
+    model = b.build()
+    apex = Loop(name="apex", body_a="leg1", body_b="leg2", point_a=jnp.array([L, 0.0, 0.0]), point_b=jnp.array([L, 0.0, 0.0]))
+    load = SteadyForce(name="load", body="leg1", force=jnp.array([0.0, 0.0, -m_load * g]), point=jnp.array([L, 0.0, 0.0]))
+    system = System(model, (apex, load))
+    q = jnp.array([-np.arctan2(h, s), np.arctan2(-h, -s)])
+    y = (q, jnp.zeros(2), jnp.zeros(0))
+    force = np.asarray(system.outputs(0.0, y)["apex/force"])
+    W, w = m_load * g, m_leg * g
+    expected = np.array([-(s / h) * (W + w) / 2, 0.0, W / 2])
+    np.testing.assert_allclose(force, expected, rtol=0, atol=1e-9 * np.abs(expected).max())
+    assert np.max(np.abs(np.asarray(system.rhs(0.0, y)[1]))) < 1e-9
 
 
 @pytest.mark.parametrize("kw, message", [
@@ -256,7 +261,7 @@ def test_a_four_bar_is_read_from_a_system_file(tmp_path):
     (None, '[[loops]]\nname = "self"\nbody_a = "crank"\nbody_b = "crank"\npoint_a = [0, 0, 0]\npoint_b = [1, 0, 0]',
      r"loops\[1\]: loop 'self': body_a and body_b are both 'crank'"),
     (None, '[[loops]]\nname = "hold"\nbody_a = "coupler"\nbody_b = "world"\npoint_a = [0, 0, 0]\npoint_b = [0.8660254037844387, 0, -0.5]',
-     r"loops: the loops leave the tree no freedom at q0"),
+     r"loops: the loops are over-constrained at q0: 4 constraint rows of rank 3"),
 ])
 def test_bad_loops_in_a_file_are_one_line(tmp_path, q, extra, message):
     """A loop that does not close at q0, a loop between a body and itself, an over-constrained set (the

@@ -556,18 +556,23 @@ class _Loader:
             self.check_loops(system)
 
     def check_loops(self, system):
-        """The loops' rows at q0 independent (not over-constrained, not at a dead point)."""
+        """The loops' rows at q0 independent: rows the tree satisfies by itself (a planar linkage's
+        out-of-plane row) are empty and harmless; rows that repeat others make the loops' forces not
+        unique (over-constrained).  A set that leaves no freedom (a truss) is allowed."""
         from ..loops import loop_terms
 
         model = system.model
         _, J, _ = loop_terms(system.loops, model, jnp_asarray(self.q0), np.zeros(model.nv))
-        sv = np.linalg.svd(np.asarray(J), compute_uv=False)
-        rank = int(np.sum(sv > 1e-9 * max(sv[0], 1e-300)))
-        rows = sum(lp.n_rows for lp in system.loops)
-        free = model.nv - rank
-        if free <= 0:
-            self.r.fail("loops", f"the loops leave the tree no freedom at q0 ({rows} constraint rows of rank {rank} on "
-                        f"{model.nv} joint velocities): the set is over-constrained and cannot move")
+        J = np.asarray(J)
+        scale = max(float(np.abs(J).max()), 1e-300)
+        J = J[np.abs(J).max(axis=1) > 1e-9 * scale]
+        if J.shape[0] == 0:
+            return
+        sv = np.linalg.svd(J, compute_uv=False)
+        rank = int(np.sum(sv > 1e-9 * sv[0]))
+        if rank < J.shape[0]:
+            self.r.fail("loops", f"the loops are over-constrained at q0: {J.shape[0]} constraint rows of rank {rank} on "
+                        f"{model.nv} joint velocities, so their forces are not unique; remove a loop or make one a ball")
 
     # -- bodies and joints -------------------------------------------------------------------
 
