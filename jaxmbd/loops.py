@@ -127,11 +127,13 @@ class Loop(ForceElement):
     def moment_directions(self, model, q):
         """(rows, 3): the world moment on body a of a unit multiplier of each row (zero for the
         point rows)."""
-        dtype = jnp.result_type(q, float)
+        return self.moment_directions_from(model, Kinematics.compute(model, q))
+
+    def moment_directions_from(self, model, kin: Kinematics):
+        dtype = kin.R.dtype
         zero = jnp.zeros((3, 3), dtype)
         if self.joint == "ball":
             return zero
-        kin = Kinematics.compute(model, q)
         _, _, Ra, _ = self._frame(model, kin, self.body_a, self.point_a, dtype)
         _, _, Rb, _ = self._frame(model, kin, self.body_b, self.point_b, dtype)
         nb = Rb @ jnp.asarray(self.axis_b, dtype)
@@ -196,6 +198,27 @@ def loop_outputs(loops, model, q, lam, residual) -> dict:
         out[f"{lp.name}/residual"] = residual
         k += m
     return out
+
+
+def loop_wrenches(loops, model, kin: Kinematics, lam):
+    """The loops' forces on the bodies as body-frame wrenches (n, 6), [force; moment about the body
+    origin]: on body a the loop's force at its point and its moment, on body b their opposites."""
+    W = jnp.zeros((model.n_bodies, 6), dtype=lam.dtype)
+    k = 0
+    for lp in loops:
+        m = lp.n_rows
+        lk = lam[k : k + m]
+        q_dirs = lp.moment_directions_from(model, kin)
+        F, Mw = lk[:3], lk @ q_dirs
+        for body, point, sign in ((lp.body_a, lp.point_a, 1.0), (lp.body_b, lp.point_b, -1.0)):
+            if body == "world":
+                continue
+            i = model.index(body)
+            R = kin.R[i]
+            f_b = sign * (R.T @ F)
+            W = W.at[i].add(jnp.concatenate([f_b, jnp.cross(jnp.asarray(point, lam.dtype), f_b) + sign * (R.T @ Mw)]))
+        k += m
+    return W
 
 
 def check_closure(loop: Loop, model, q0, tol: float = 1e-6) -> str | None:

@@ -483,7 +483,14 @@ class System(eqx.Module):
         q, v, z = y
         q = self.model.normalise(q)
         joints = bool(self.report_joints) and (only is None or "joint" in only)
-        if joints and dynamics is None:  # the loads' context serves the elements' outputs too
+        loops = bool(self.loops) and (joints or only is None or any(lp.name in only for lp in self.loops))
+        if loops:  # the loops' forces: for their outputs, and on the bodies for the joint wrenches
+            from .loops import loop_outputs, loop_wrenches
+
+            f_ext, tau, _, ctx = self.loads(t, q, v, z, forcing)
+            vdot, lam, residual = self._loop_solve(ctx, f_ext, tau)
+            f_ext = f_ext + loop_wrenches(self.loops, self.model, ctx.kin, lam)
+        elif joints and dynamics is None:  # the loads' context serves the elements' outputs too
             f_ext, tau, zdot, ctx = self.loads(t, q, v, z, forcing)
             vdot, _ = self._accelerations(ctx, z, f_ext, tau, zdot)
         else:
@@ -496,12 +503,9 @@ class System(eqx.Module):
                 continue
             for k, val in f.outputs(ctx, z[s]).items():
                 out[f"{f.name}/{k}"] = val
-        if self.loops and (only is None or any(lp.name in only for lp in self.loops)):
-            from .loops import loop_outputs
-
-            f_ext, tau, _, lctx = self.loads(t, q, v, z, forcing)
-            _, lam, residual = self._loop_solve(lctx, f_ext, tau)
-            out |= loop_outputs(self.loops, self.model, q, lam, residual)
+        if loops:
+            out |= {k: val for k, val in loop_outputs(self.loops, self.model, q, lam, residual).items()
+                    if only is None or k.split("/")[0] in only}
         if joints:
             from .dynamics import joint_wrenches
 

@@ -130,8 +130,9 @@ def test_a_frame_pin_force_against_the_truss_by_hand():
     """An A-frame: two 20 t legs pinned to the deck at x = ±4 m, meeting at the apex 9 m up (a ball loop
     closes it: the structure has no freedom), 50 t hung at the apex from leg 1.  By hand (moments of
     each leg about its foot): the apex pin pushes leg 1 with F_z = W/2 and F_x = −(s/h)(W + w)/2, with s
-    the half-span, h the height, W the load's weight and w a leg's.  The loop's force matches to 1e-9 and
-    the legs do not accelerate (1e-9 rad/s²)."""
+    the half-span, h the height, W the load's weight and w a leg's.  The loop's force matches to 1e-9, the
+    legs do not accelerate (1e-9 rad/s²), and leg 1's foot pin (its joint wrench, the loop's force on
+    the leg included) carries the rest of its loads to 1e-9."""
     from jaxmbd.forces.steady import SteadyForce
 
     s, h, m_leg, m_load, g = 4.0, 9.0, 20.0e3, 50.0e3, 9.81
@@ -142,7 +143,7 @@ def test_a_frame_pin_force_against_the_truss_by_hand():
     model = b.build()
     apex = Loop(name="apex", body_a="leg1", body_b="leg2", point_a=jnp.array([L, 0.0, 0.0]), point_b=jnp.array([L, 0.0, 0.0]))
     load = SteadyForce(name="load", body="leg1", force=jnp.array([0.0, 0.0, -m_load * g]), point=jnp.array([L, 0.0, 0.0]))
-    system = System(model, (apex, load))
+    system = System(model, (apex, load), report_joints=("leg1",))
     q = jnp.array([-np.arctan2(h, s), np.arctan2(-h, -s)])
     y = (q, jnp.zeros(2), jnp.zeros(0))
     force = np.asarray(system.outputs(0.0, y)["apex/force"])
@@ -150,6 +151,10 @@ def test_a_frame_pin_force_against_the_truss_by_hand():
     expected = np.array([-(s / h) * (W + w) / 2, 0.0, W / 2])
     np.testing.assert_allclose(force, expected, rtol=0, atol=1e-9 * np.abs(expected).max())
     assert np.max(np.abs(np.asarray(system.rhs(0.0, y)[1]))) < 1e-9
+    # the deck's pin on leg 1 carries the rest: (s/h)(W + w)/2 along +x and W/2 + w up
+    R1 = np.asarray(mbd.forward_kinematics(model, q)[0][0])
+    foot = R1 @ np.asarray(system.outputs(0.0, y)["joint/leg1/wrench"])[:3]
+    np.testing.assert_allclose(foot, [(s / h) * (W + w) / 2, 0.0, W / 2 + w], rtol=0, atol=1e-9 * (W + w))
 
 
 @pytest.mark.parametrize("kw, message", [
