@@ -200,3 +200,43 @@ def floating_crane(waves=None, *, rope_EA=1.2e9, rope_damping=1.2e5, ramp_time=3
     q0 = np.array(model.neutral(), dtype=float)
     q0[model.q_slice("cargo")] = [70.0, 0.0, 20.0 - 5.0, 1.0, 0.0, 0.0, 0.0]
     return system, jnp.asarray(q0)
+
+
+def luffing_crane(*, boom_length: float = 20.0, boom_mass: float = 10.0e3, payload: float = 5.0e3,
+                  cylinder_base=(1.5, 0.0, -4.0), cylinder_pin=(6.0, 0.0, -0.5), angle_deg: float = 30.0,
+                  target_length=None, max_speed: float = 0.1, max_force: float = 3.0e6):
+    """A boom luffed by a hydraulic cylinder: the boom (``boom_mass``, with ``payload`` kg at its tip)
+    hinged about y at the king's top (the world origin), raised ``angle_deg`` above the horizontal; the
+    cylinder from ``cylinder_base`` on the king (world) to ``cylinder_pin`` on the boom (its frame, x
+    along the boom, z up off it), length-controlled to ``target_length`` (default: its initial length)
+    at ``max_speed`` m/s.  Returns ``(System, q0)``."""
+    import jax.numpy as jnp
+
+    from .forces.cylinder import Cylinder
+    from .system import System
+
+    b = ModelBuilder(source="luffing_crane")
+    boom = rod(boom_mass, boom_length)
+    tip = Body(payload, (boom_length, 0.0, 0.0), np.zeros((3, 3)))
+    b.add_body("boom", body=_combined(boom, tip), joint=Revolute((0.0, 1.0, 0.0)), joint_name="luff")
+    model = b.build()
+    q0 = jnp.asarray([-np.radians(angle_deg)])  # about +y: a negative angle raises the boom's tip
+    c, s = np.cos(float(q0[0])), np.sin(float(q0[0]))
+    R = np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
+    length0 = float(np.linalg.norm(R @ np.asarray(cylinder_pin) - np.asarray(cylinder_base)))
+    cyl = Cylinder(name="cylinder", body_a="world", point_a=jnp.asarray(cylinder_base, float), body_b="boom",
+                   point_b=jnp.asarray(cylinder_pin, float), target=jnp.asarray(length0 if target_length is None else target_length),
+                   max_force=jnp.asarray(max_force), min_length=jnp.asarray(0.6 * length0), max_length=jnp.asarray(1.6 * length0),
+                   kp=jnp.asarray(2.0e8), kd=jnp.asarray(2.0e7), max_speed=jnp.asarray(max_speed))
+    return System(model, (cyl,), name="luffing_crane"), q0
+
+
+def _combined(a: Body, b: Body) -> Body:
+    """One rigid body of two (masses, centres of mass and inertias about them)."""
+    m = a.mass + b.mass
+    c = (a.mass * np.asarray(a.com) + b.mass * np.asarray(b.com)) / m
+    inertia = np.zeros((3, 3))
+    for body in (a, b):
+        d = np.asarray(body.com) - c
+        inertia += np.asarray(body.inertia) + body.mass * (d @ d * np.eye(3) - np.outer(d, d))
+    return Body(m, c, inertia)
