@@ -16,6 +16,7 @@ SECTIONS = (
     ("elements.md", "python -m benchmarks.elements"),
     ("installation.md", "python studies/subsea_installation/run.py --cost"),
     ("mooring.md", "python -m benchmarks.mooring"),
+    ("loops.md", "python -m benchmarks.loops"),
     ("versions.md", "python -m benchmarks.versions --base DIR"),
     ("targets.md", None),
 )
