@@ -375,8 +375,8 @@ class System(eqx.Module):
     def _loop_solve(self, ctx, f_ext, tau):
         """(v̇, λ, residual) of the tree under its loops (:func:`jaxmbd.loops.constrained_accelerations`)."""
         from .dynamics import inverse_dynamics, mass_matrix
+        from .dynamics.constrained import constrained_accelerations
         from .kinematics import body_jacobian
-        from .loops import constrained_accelerations
 
         model, q, v, kin = self.model, ctx.q, ctx.v, ctx.kin
         extra = self.extra_inertia(ctx)
@@ -485,7 +485,7 @@ class System(eqx.Module):
         joints = bool(self.report_joints) and (only is None or "joint" in only)
         loops = bool(self.loops) and (joints or only is None or any(lp.name in only for lp in self.loops))
         if loops:  # the loops' forces: for their outputs, and on the bodies for the joint wrenches
-            from .loops import loop_outputs, loop_wrenches
+            from .dynamics.constrained import loop_wrenches
 
             f_ext, tau, _, ctx = self.loads(t, q, v, z, forcing)
             vdot, lam, residual = self._loop_solve(ctx, f_ext, tau)
@@ -504,7 +504,7 @@ class System(eqx.Module):
             for k, val in f.outputs(ctx, z[s]).items():
                 out[f"{f.name}/{k}"] = val
         if loops:
-            out |= {k: val for k, val in loop_outputs(self.loops, self.model, q, lam, residual).items()
+            out |= {k: val for k, val in _loop_outputs(self.loops, self.model, q, lam, residual).items()
                     if only is None or k.split("/")[0] in only}
         if joints:
             from .dynamics import joint_wrenches
@@ -513,6 +513,21 @@ class System(eqx.Module):
             for name in self.report_joints:
                 out[f"joint/{name}/wrench"] = W[self.model.index(name)]
         return out
+
+
+def _loop_outputs(loops, model, q, lam, residual) -> dict:
+    """Each loop's force, moment, error and the solve's residual, by the loop's name."""
+    out, k = {}, 0
+    for lp in loops:
+        m = lp.n_rows
+        lk = lam[k : k + m]
+        phi, _ = lp.rows(model, q)
+        out[f"{lp.name}/force"] = lk[:3]
+        out[f"{lp.name}/moment"] = lk @ lp.moment_directions(model, q)
+        out[f"{lp.name}/error"] = jnp.linalg.norm(phi[:3])
+        out[f"{lp.name}/residual"] = residual
+        k += m
+    return out
 
 
 def _coupled_forward_dynamics(model, ctx, tau, f_ext, extra, coupled):

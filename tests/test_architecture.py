@@ -20,7 +20,7 @@ LAYERS = [
     {"kinematics"},
     {"dynamics"},
     {"validity", "system"},
-    {"forces", "control", "hydro", "flex", "statistics", "fields"},
+    {"forces", "control", "hydro", "flex", "statistics", "fields", "loops"},
     {"paths"},
     {"results", "simulation", "mooring"},
     {"examples"},

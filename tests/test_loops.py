@@ -11,7 +11,8 @@ from scipy.integrate import solve_ivp
 from scipy.optimize import fsolve
 
 import jaxmbd as mbd
-from jaxmbd.loops import Loop, loop_terms
+from jaxmbd.dynamics.constrained import loop_terms
+from jaxmbd.loops import Loop
 from jaxmbd.model import Body, ModelBuilder, Placement
 from jaxmbd.simulation import Integrator, simulate
 from jaxmbd.system import System

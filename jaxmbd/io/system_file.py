@@ -559,7 +559,7 @@ class _Loader:
         """The loops' rows at q0 independent: rows the tree satisfies by itself (a planar linkage's
         out-of-plane row) are empty and harmless; rows that repeat others make the loops' forces not
         unique (over-constrained).  A set that leaves no freedom (a truss) is allowed."""
-        from ..loops import loop_terms
+        from ..dynamics.constrained import loop_terms
 
         model = system.model
         _, J, _ = loop_terms(system.loops, model, jnp_asarray(self.q0), np.zeros(model.nv))

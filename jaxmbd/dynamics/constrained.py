@@ -1,0 +1,68 @@
+"""The dynamics of a tree closed by loops: Lagrange multipliers on the tree's coordinates (RBDA ch. 8).
+
+The loops are objects with ``rows(model, q[, v])`` (φ and the velocity rows J_c v), ``n_rows``,
+``baumgarte`` and ``moment_directions_from(model, kin)``, :class:`jaxmbd.loops.Loop` for one;
+:mod:`jaxmbd.loops` describes the method and its constants.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from ..kinematics import Kinematics
+
+
+def loop_terms(loops, model, q, v):
+    """The loops' rows together: φ (m,), J_c (m, nv), J̇_c v (m,)."""
+    def vel(q, v):
+        return jnp.concatenate([lp.rows(model, q, v)[1] for lp in loops])
+
+    phi = jnp.concatenate([lp.rows(model, q)[0] for lp in loops])
+    J = jax.jacfwd(lambda v: vel(q, v))(v)
+    qdot = model.qdot(q, v)
+    _, jdot_v = jax.jvp(lambda q: vel(q, v), (q,), (qdot,))
+    return phi, J, jdot_v
+
+
+def constrained_accelerations(loops, model, q, v, M, b):
+    """(v̇, λ (m,), relative residual) of the tree under its loops (the solve :mod:`jaxmbd.loops`
+    describes): Cholesky of M, proximal iterations on S = J_c M⁻¹ J_cᵀ."""
+    from jax.scipy.linalg import cho_factor, cho_solve
+
+    phi, J, jdot_v = loop_terms(loops, model, q, v)
+    w = jnp.concatenate([jnp.full(lp.n_rows, 1.0, q.dtype) * lp.baumgarte for lp in loops])
+    gamma = -jdot_v - 2.0 * w * (J @ v) - w * w * phi
+    cM = cho_factor(M)
+    Minv_b = cho_solve(cM, b)
+    Minv_JT = cho_solve(cM, J.T)
+    S = J @ Minv_JT
+    r = gamma - J @ Minv_b
+    mu = 1e-12 * (jnp.trace(S) / S.shape[0] + jnp.finfo(S.dtype).tiny)
+    cS = cho_factor(S + mu * jnp.eye(S.shape[0], dtype=S.dtype))
+    lam = jnp.zeros_like(r)
+    for _ in range(4):
+        lam = lam + cho_solve(cS, r - S @ lam)
+    residual = jnp.linalg.norm(S @ lam - r) / (jnp.linalg.norm(r) + jnp.linalg.norm(S) * jnp.linalg.norm(lam) + 1e-300)
+    return Minv_b + Minv_JT @ lam, lam, residual
+
+
+def loop_wrenches(loops, model, kin: Kinematics, lam):
+    """The loops' forces on the bodies as body-frame wrenches (n, 6), [force; moment about the body
+    origin]: on body a the loop's force at its point and its moment, on body b their opposites."""
+    W = jnp.zeros((model.n_bodies, 6), dtype=lam.dtype)
+    k = 0
+    for lp in loops:
+        m = lp.n_rows
+        lk = lam[k : k + m]
+        q_dirs = lp.moment_directions_from(model, kin)
+        F, Mw = lk[:3], lk @ q_dirs
+        for body, point, sign in ((lp.body_a, lp.point_a, 1.0), (lp.body_b, lp.point_b, -1.0)):
+            if body == "world":
+                continue
+            i = model.index(body)
+            R = kin.R[i]
+            f_b = sign * (R.T @ F)
+            W = W.at[i].add(jnp.concatenate([f_b, jnp.cross(jnp.asarray(point, lam.dtype), f_b) + sign * (R.T @ Mw)]))
+        k += m
+    return W
