@@ -204,6 +204,7 @@ def test_a_body_held_by_two_lines_settles_where_the_catenary_lines_balance_its_l
     assert abs(-f / 2.0e5 - 1) < 0.01, (f, x)
 
 
+@pytest.mark.slow
 def test_gradients_of_the_tension_in_the_line_properties():
     """d(mean fairlead tension over the first 2 s)/d(EA, damping, normal drag, mass per metre) by
     jax.grad through the nodes' integration against central differences (relative steps 1e-5): 1e-6."""

@@ -282,6 +282,7 @@ def test_degenerate_panel_is_refused():
 # ---------------------------------------------------------------- dynamics
 
 
+@pytest.mark.slow
 def test_small_regular_waves_give_the_linear_rao_with_nonlinear_hydrostatics_and_froude_krylov():
     # the test barge, softly moored in surge, sway and yaw (an unmoored one drifts under the mean
     # second-order force the non-linear Froude-Krylov pressure carries, which shifts the encounter

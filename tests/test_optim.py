@@ -179,6 +179,7 @@ def _lazy_outputs_case():
     return system, waves, ts, ys
 
 
+@pytest.mark.slow
 def test_lazy_outputs_compute_only_what_is_read():
     """``outputs_of(..., lazy=True)``: a key of one group computes that group alone, the values equal
     the full dict's exactly (same arithmetic), iteration computes every group, and a missing key is a
@@ -231,6 +232,7 @@ def test_outputs_from_the_solvers_derivatives():
             assert np.max(np.abs(np.asarray(reused[k]) - np.asarray(fresh[k]))) <= 1e-12 * scale, k
 
 
+@pytest.mark.slow
 def test_solver_derivatives_keep_float32():
     """A float32 system integrated with ``dynamics=True`` stays float32 (states and derivatives), and its
     outputs agree with float64 to 1e-3 of each output's range over a short run."""
@@ -269,6 +271,7 @@ def _checkpoints_in(jaxpr) -> int:
     return n
 
 
+@pytest.mark.slow
 def test_checkpoint_modes_give_the_same_gradient(monkeypatch):
     """Reverse mode through a fixed-step run keeping every stage's state (``checkpoint="steps"``) and
     keeping one state per save (``"saves"``, the steps run again) is the same discrete adjoint:

@@ -111,6 +111,7 @@ def _write(tmp_path, tune=TUNE, name="barge.toml"):
     return path
 
 
+@pytest.mark.slow
 def test_tune_cli_writes_history_and_held_out(tmp_path, capsys):
     path = _write(tmp_path)
     out = tmp_path / "out"
