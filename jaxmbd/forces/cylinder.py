@@ -25,7 +25,10 @@ class Cylinder(ForceElement):
 
     and the cylinder tracks it with a PD law on its length, limited to ``max_force``:
 
-        F = clip(K_p (l_c − l) + K_d (l̇_c − l̇), −F_max, F_max)   (F > 0 pushes the points apart).
+        F = clip(F_0 + K_p (l_c − l) + K_d (l̇_c − l̇), −F_max, F_max)   (F > 0 pushes the points apart),
+
+    with F_0 (``preload``) the static force it carries, so that it starts holding its load at its
+    initial length.
 
     ``mode = "force"``: F = clip(``target``, −F_max, F_max) (N), the cylinder held at a pressure.
 
@@ -52,6 +55,7 @@ class Cylinder(ForceElement):
     kd: jax.Array = parameter(unit="N s/m", bound=(">=", 0.0), default=0.0, doc="K_d (length mode)")
     max_speed: jax.Array = parameter(unit="m/s", bound=(">", 0.0), default=float("inf"), doc="v_max, the rod's rated speed (length mode)")
     settle_rate: jax.Array = parameter(unit="1/s", bound=(">", 0.0), default=1.0, doc="λ, how fast the command closes on the target")
+    preload: jax.Array = parameter(unit="N", default=0.0, doc="F_0, a feed-forward force (length mode): the static load it carries")
 
     def __check_init__(self):
         if self.body_a == self.body_b:
@@ -80,7 +84,7 @@ class Cylinder(ForceElement):
     def _force(self, ctx: Context, z):
         _, _, _, _, e, l, ldot = ctx.segment(self.body_a, self.point_a, self.body_b, self.point_b)
         if self.mode == "length":
-            raw = self.kp * (z[0] - l) + self.kd * (self._command_rate(z) - ldot)
+            raw = self.preload + self.kp * (z[0] - l) + self.kd * (self._command_rate(z) - ldot)
         else:
             raw = jnp.asarray(self.target, l.dtype)
         return jnp.clip(raw, -self.max_force, self.max_force), e, l, ldot
