@@ -39,7 +39,7 @@ def shared_data():
 LONGEST_FIRST = (
     "test_tune_cli.py", "test_study_subsea_installation.py", "test_study_osv.py", "test_morison.py", "test_optim.py",
     "test_scenario.py", "test_dynamics_contract.py",
-    "test_study_crane_vessel.py", "test_no_silent_answers.py", "test_fender.py", "test_dynamics.py",
+    "test_study_crane_vessel.py", "test_study_a_frame.py", "test_no_silent_answers.py", "test_fender.py", "test_dynamics.py",
     "test_study_wec.py", "test_dynamics_derivatives.py", "test_lumped_line.py", "test_positioning.py", "test_loops.py",
 )
 
