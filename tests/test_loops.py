@@ -275,3 +275,22 @@ def test_bad_loops_in_a_file_are_one_line(tmp_path, q, extra, message):
     with pytest.raises(mbd.SystemFileError, match=message) as err:
         mbd.load_system(four_bar_file(tmp_path, q, extra))
     assert "\n" not in str(err.value)
+
+
+def test_conflicting_loops_are_reported_not_nan():
+    """The four-bar with a second loop pinning the coupler's base 1 mm from where it is: two loops that
+    cannot both hold.  The accelerations stay finite, the solve's residual output says so (above 1e-6),
+    and a run's range check reports it."""
+    from jaxmbd.validity import check
+
+    model, loop = four_bar()
+    q = closed_q(np.radians(30.0))
+    base = np.array([A * np.cos(q[0]), 0.0, -A * np.sin(q[0]) + 1e-3])
+    pin = Loop(name="pin2", body_a="coupler", body_b="world", point_a=jnp.zeros(3), point_b=jnp.asarray(base))
+    system = System(model, (loop, pin))
+    y = (jnp.asarray(q), jnp.zeros(3), jnp.zeros(0))
+    assert np.all(np.isfinite(np.asarray(system.rhs(0.0, y)[1])))
+    out = system.outputs(0.0, y)
+    assert float(out["pin2/residual"]) > 1e-6
+    series = {k: np.asarray(v)[None] for k, v in out.items()}
+    assert any(e.element in ("pin", "pin2") for e in check(system, np.zeros(1), series, False))

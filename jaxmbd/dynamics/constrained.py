@@ -43,7 +43,9 @@ def constrained_accelerations(loops, model, q, v, M, b):
     lam = jnp.zeros_like(r)
     for _ in range(4):
         lam = lam + cho_solve(cS, r - S @ lam)
-    residual = jnp.linalg.norm(S @ lam - r) / (jnp.linalg.norm(r) + jnp.linalg.norm(S) * jnp.linalg.norm(lam) + 1e-300)
+    # the part of r that no multiplier reaches (conflicting loops), over r: near roundoff for loops that
+    # can hold together, O(1) for loops that cannot (their multipliers then grow as 1/μ)
+    residual = jnp.linalg.norm(S @ lam - r) / (jnp.linalg.norm(r) + jnp.finfo(r.dtype).tiny)
     return Minv_b + Minv_JT @ lam, lam, residual
 
 
