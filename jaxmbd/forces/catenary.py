@@ -118,11 +118,20 @@ def solve_catenary(X, Z, L, EA, w, cb=0.0, *, steps=100):
         return jnp.stack([x - X, z - Z]) / L
 
     y0 = jnp.stack([jnp.log(H0), V0 / wl])
-    sol = optx.root_find(residual, optx.Newton(rtol=1e-12, atol=1e-12), y0, args=(X_solve, Z, L, EA, w), max_steps=steps,
-                         throw=False)
-    H = jnp.where(slack, 0.0, jnp.exp(sol.value[0]))
-    V = jnp.where(slack, w * s_hang, sol.value[1] * wl)
-    return H, V, above & (slack | (sol.result == optx.RESULTS.successful))
+    args = (X_solve, Z, L, EA, w)
+    sol = optx.root_find(residual, optx.Newton(rtol=1e-12, atol=1e-12), y0, args=args, max_steps=steps, throw=False)
+    # Newton's method from the stretched chord can overshoot on a nearly taut line: Levenberg-Marquardt
+    # finishes from its answer where it converged (one step) and from the start where it did not.  The
+    # gradient is the implicit function theorem's at the final answer (Newton's path is not differentiated).
+    newton_ok = (sol.result == optx.RESULTS.successful) & jnp.all(jnp.isfinite(sol.value))
+    start = jax.lax.stop_gradient(jnp.where(newton_ok, sol.value, y0))
+    lm = optx.least_squares(residual, optx.LevenbergMarquardt(rtol=1e-12, atol=1e-12), start, args=args, max_steps=2 * steps,
+                            throw=False)
+    lm_ok = (lm.result == optx.RESULTS.successful) & (jnp.max(jnp.abs(residual(lm.value, args))) < 1e-10)
+    value = lm.value
+    H = jnp.where(slack, 0.0, jnp.exp(value[0]))
+    V = jnp.where(slack, w * s_hang, value[1] * wl)
+    return H, V, above & (slack | lm_ok)
 
 
 class CatenaryLine(ForceElement):
