@@ -103,3 +103,17 @@ def test_bad_cylinders_are_refused(kw, message):
                 max_force=jnp.asarray(1e6), min_length=jnp.asarray(5.0), max_length=jnp.asarray(10.0))
     with pytest.raises(ValueError, match=message):
         Cylinder(**(args | kw))
+
+
+def test_a_single_rod_cylinder_pulls_less_than_it_pushes():
+    """pull_ratio 0.6: a force command of −2 MN is held at −0.6 F_max, +2 MN at F_max (2.5 MN caps nothing);
+    the force ratio reads 1 at each limit."""
+    system, q0 = luffing_crane(max_force=1.5e6)
+    cyl = system.forces[0]
+    y = initial_state(system, q0=q0)
+    for target, expected in ((-2.0e6, -0.9e6), (2.0e6, 1.5e6)):
+        held = Cylinder(**{**{k: getattr(cyl, k) for k in ("name", "body_a", "point_a", "body_b", "point_b", "max_force", "min_length",
+                                                             "max_length")}, "mode": "force", "target": jnp.asarray(target),
+                           "pull_ratio": jnp.asarray(0.6)})
+        out = system.__class__(system.model, (held,)).outputs(0.0, (y[0], y[1], jnp.zeros(0)))
+        assert abs(float(out["cylinder/force"]) - expected) < 1e-6 and abs(float(out["cylinder/force_ratio"]) - 1) < 1e-12

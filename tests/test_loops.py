@@ -294,3 +294,17 @@ def test_conflicting_loops_are_reported_not_nan():
     assert float(out["pin2/residual"]) > 1e-6
     series = {k: np.asarray(v)[None] for k, v in out.items()}
     assert any(e.element in ("pin", "pin2") for e in check(system, np.zeros(1), series, False))
+
+
+def test_an_out_of_plane_gap_gives_no_out_of_plane_force():
+    """The planar four-bar closed by a ball whose points are 10 nm apart out of the plane (inside the
+    1 µm a file accepts): the out-of-plane row is empty (the tree cannot move that way), so it carries
+    no force, and the in-plane force is the closed linkage's (1e-6)."""
+    model, loop = four_bar()
+    q = jnp.asarray(closed_q(np.radians(30.0)))
+    y = (q, jnp.zeros(3), jnp.zeros(0))
+    exact = np.asarray(System(model, (loop,)).outputs(0.0, y)["pin/force"])
+    gap = Loop(name="pin", body_a="coupler", body_b="rocker", point_a=jnp.array([B, 0.0, 0.0]), point_b=jnp.array([C, 1e-8, 0.0]))
+    force = np.asarray(System(model, (gap,)).outputs(0.0, y)["pin/force"])
+    assert abs(force[1]) < 1e-6 * np.abs(exact).max(), force
+    np.testing.assert_allclose(force, exact, rtol=0, atol=1e-6 * np.abs(exact).max())

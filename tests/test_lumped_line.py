@@ -284,3 +284,14 @@ def test_bad_lumped_line_input_is_one_line(tmp_path, segments, diameter, message
     with pytest.raises(mbd.SystemFileError, match=message) as err:
         mbd.load_system(path)
     assert "\n" not in str(err.value)
+
+
+def test_a_buoyant_line_is_one_line(tmp_path):
+    """A line lighter than the water it displaces (here 5 kg/m against 8 kg/m) has no catenary to start
+    from: one line naming the element, not a NaN start."""
+    path = tmp_path / "line.toml"
+    path.write_text(LINE_FILE.replace("SEGMENTS", "20").replace("DIAMETER", "0.1").replace("mass_per_length = 150.0",
+                                                                                            "mass_per_length = 5.0"))
+    with pytest.raises(mbd.SystemFileError, match=r"forces\[0\]: the line is buoyant \(5 kg/m against 8.05 kg/m") as err:
+        mbd.load_system(path)
+    assert "\n" not in str(err.value)

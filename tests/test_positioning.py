@@ -97,7 +97,7 @@ def test_sway_yaw_and_a_new_heading_are_held():
     vessel is back at its position within 1 mm and on the new heading within 1e-4 rad (the slowest
     closed-loop poles, filter and thruster lag included, are at −0.0255 ± 0.0067i 1/s: e^(−15) of the
     start is left), the thrusters deliver the demand (1e-6) and the demand balances
-    the load in the vessel's axes (1e-6).  The load is fixed in the world: one fixed to a point of the
+    the load in the vessel's axes (1e-4: what the 20 T leave).  The load is fixed in the world: one fixed to a point of the
     hull would add a yaw stiffness of its own and move the poles."""
     F, N = 1.0e5, 3.0e6
     ctrl = dp(heading=jnp.asarray(math.radians(30.0)))

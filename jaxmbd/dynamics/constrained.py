@@ -31,18 +31,24 @@ def constrained_accelerations(loops, model, q, v, M, b):
     from jax.scipy.linalg import cho_factor, cho_solve
 
     phi, J, jdot_v = loop_terms(loops, model, q, v)
+    # rows the tree satisfies by itself (a planar linkage's out-of-plane row: J's row is empty) carry no
+    # force: their Baumgarte term would otherwise meet a zero pivot and give a multiplier of φ/μ
+    norms = jnp.sqrt(jnp.sum(J * J, axis=1))
+    live = norms > 1e3 * jnp.finfo(J.dtype).eps * (jnp.max(norms) + jnp.finfo(J.dtype).tiny)
     w = jnp.concatenate([jnp.full(lp.n_rows, 1.0, q.dtype) * lp.baumgarte for lp in loops])
-    gamma = -jdot_v - 2.0 * w * (J @ v) - w * w * phi
+    gamma = jnp.where(live, -jdot_v - 2.0 * w * (J @ v) - w * w * phi, 0.0)
     cM = cho_factor(M)
     Minv_b = cho_solve(cM, b)
     Minv_JT = cho_solve(cM, J.T)
     S = J @ Minv_JT
-    r = gamma - J @ Minv_b
-    mu = 1e-12 * (jnp.trace(S) / S.shape[0] + jnp.finfo(S.dtype).tiny)
-    cS = cho_factor(S + mu * jnp.eye(S.shape[0], dtype=S.dtype))
+    r = jnp.where(live, gamma - J @ Minv_b, 0.0)
+    scale = jnp.trace(S) / S.shape[0] + jnp.finfo(S.dtype).tiny
+    mu = 1e4 * jnp.finfo(S.dtype).eps * scale  # 2e-12 of the mean diagonal in float64, 1e-3 in float32
+    cS = cho_factor(S + jnp.diag(jnp.where(live, mu, scale)))
     lam = jnp.zeros_like(r)
     for _ in range(4):
         lam = lam + cho_solve(cS, r - S @ lam)
+    lam = jnp.where(live, lam, 0.0)
     # the part of r that no multiplier reaches (conflicting loops), over r: near roundoff for loops that
     # can hold together, O(1) for loops that cannot (their multipliers then grow as 1/μ)
     residual = jnp.linalg.norm(S @ lam - r) / (jnp.linalg.norm(r) + jnp.finfo(r.dtype).tiny)

@@ -25,15 +25,17 @@ class Cylinder(ForceElement):
 
     and the cylinder tracks it with a PD law on its length, limited to ``max_force``:
 
-        F = clip(F_0 + K_p (l_c − l) + K_d (l̇_c − l̇), −F_max, F_max)   (F > 0 pushes the points apart),
+        F = clip(F_0 + K_p (l_c − l) + K_d (l̇_c − l̇), −r F_max, F_max)   (F > 0 pushes the points apart),
 
     with F_0 (``preload``) the static force it carries, so that it starts holding its load at its
     initial length.
 
-    ``mode = "force"``: F = clip(``target``, −F_max, F_max) (N), the cylinder held at a pressure.
+    ``mode = "force"``: F = clip(``target``, −r F_max, F_max) (N), the cylinder held at a pressure.
+    r (``pull_ratio``) is the pull's share of the push at the relief pressure: a single-rod cylinder
+    pulls on its annulus, about 0.5-0.7 of its bore area.
 
     Outputs: ``force`` F (N, positive pushing), ``length`` l and ``command`` l_c (m), ``speed`` l̇
-    (m/s), ``force_ratio`` |F| / F_max.  A run reports a cylinder outside its stroke
+    (m/s), ``force_ratio`` |F| over its limit (F_max pushing, r F_max pulling).  A run reports a cylinder outside its stroke
     [``min_length``, ``max_length``] (the end stops are not modelled: the geometry asks for more
     stroke than the cylinder has) and one at its force limit (it cannot follow its command).
     """
@@ -56,6 +58,8 @@ class Cylinder(ForceElement):
     max_speed: jax.Array = parameter(unit="m/s", bound=(">", 0.0), default=float("inf"), doc="v_max, the rod's rated speed (length mode)")
     settle_rate: jax.Array = parameter(unit="1/s", bound=(">", 0.0), default=1.0, doc="λ, how fast the command closes on the target")
     preload: jax.Array = parameter(unit="N", default=0.0, doc="F_0, a feed-forward force (length mode): the static load it carries")
+    pull_ratio: jax.Array = parameter(unit="", bound=(">", 0.0), default=1.0,
+                                      doc="the pull limit over max_force: a single-rod cylinder's annulus over its bore area")
 
     def __check_init__(self):
         if self.body_a == self.body_b:
@@ -87,7 +91,7 @@ class Cylinder(ForceElement):
             raw = self.preload + self.kp * (z[0] - l) + self.kd * (self._command_rate(z) - ldot)
         else:
             raw = jnp.asarray(self.target, l.dtype)
-        return jnp.clip(raw, -self.max_force, self.max_force), e, l, ldot
+        return jnp.clip(raw, -self.pull_ratio * self.max_force, self.max_force), e, l, ldot
 
     def contribution(self, ctx: Context, z) -> Contribution:
         F, e, _, _ = self._force(ctx, z)
@@ -97,7 +101,8 @@ class Cylinder(ForceElement):
 
     def outputs(self, ctx: Context, z) -> dict:
         F, _, l, ldot = self._force(ctx, z)
-        out = {"force": F, "length": l, "speed": ldot, "force_ratio": jnp.abs(F) / self.max_force}
+        limit = jnp.where(F >= 0, self.max_force, self.pull_ratio * self.max_force)
+        out = {"force": F, "length": l, "speed": ldot, "force_ratio": jnp.abs(F) / limit}
         if self.mode == "length":
             out["command"] = z[0]
         return out

@@ -9,6 +9,8 @@ length λ_i, unit vector q̂_i and stretch rate λ̇_i:
 
     T_i = EA (λ_i − l)/l q̂_i  (zero when λ_i < l: a line cannot push),   T_d,i = c λ̇_i / l q̂_i
 
+(the damping acts both ways, as MoorDyn's; the tension outputs are magnitudes, as MoorDyn's)
+
 Per node, over its share of line ℓ_k (l inside, l/2 at the ends), with d the volume-equivalent
 diameter, A = πd²/4, the tangent q̂ (from its neighbours), m the mass per metre and u the current
 relative to the node, split into its normal part u_n and its axial part u_t:
@@ -114,6 +116,14 @@ class LumpedLine(ForceElement):
         well under it (RK4: under a third of it) keeps the run stable."""
         l = self.length / self.segments
         return 2 * np.pi / (2 * np.sqrt(float(self.EA) / (float(self.mass_per_length) * float(l) ** 2)))
+
+    def start_problem(self, ctx: Context) -> str | None:
+        """A line lighter than the water it displaces has no catenary to start from."""
+        water = float(self.rho) * np.pi * float(self.diameter) ** 2 / 4  # kg/m displaced
+        if float(self.mass_per_length) <= water:
+            return (f"the line is buoyant ({float(self.mass_per_length):g} kg/m against {water:.4g} kg/m of water displaced): "
+                    "it has no catenary to start from; check mass_per_length and diameter")
+        return None
 
     def _seabed(self):
         return jnp.where(jnp.isnan(self.seabed_z), self.anchor[2], self.seabed_z)
