@@ -180,6 +180,7 @@ def test_the_static_shape_is_the_elastic_catenary():
     assert np.linalg.norm(f_ours - f_cat) < 0.002 * np.linalg.norm(f_cat), (f_ours, f_cat)
 
 
+@pytest.mark.slow
 def test_a_body_held_by_two_lines_settles_where_the_catenary_lines_balance_its_load():
     """A 5,000 t body free in surge between two chains (anchors 400 m fore and aft), pushed by 200 kN and
     damped near critically: integrated with the bodies (RK4 at 8 ms, under a quarter of the segments'

@@ -130,6 +130,7 @@ def test_thrust_and_its_rate_stay_within_their_limits():
     assert np.asarray(res.outputs["dp/offset"])[-1, 0] < -10.0
 
 
+@pytest.mark.slow
 def test_gradients_of_the_offset_in_the_gains_and_the_filter():
     """d(surge offset at 60 s)/d(K_p, K_d, K_i of surge, filter period) by jax.grad through the run
     (fixed steps, RK4 at 0.1 s) against central differences of the same run (relative steps 1e-4):

@@ -59,6 +59,7 @@ def test_fairlead_tensions_against_moorpy(line):
         assert abs(float(H) / Hm - 1) < 1e-4 and abs(float(V) / Vm - 1) < 1e-4, (X, float(H), Hm, float(V), Vm)
 
 
+@pytest.mark.slow
 def test_one_section_is_the_catenary_line_and_equal_sections_agree():
     """One section solves as the catenary line (1e-12); a suspended line cut in two equal sections too."""
     single = solve_catenary(520.0, 100.0, 600.0, 1.5e9, 1000.0)
@@ -71,6 +72,7 @@ def test_one_section_is_the_catenary_line_and_equal_sections_agree():
     assert bool(halves[3]) and abs(float(halves[0]) / float(taut[0]) - 1) < 1e-10 and abs(float(halves[1]) / float(taut[1]) - 1) < 1e-10
 
 
+@pytest.mark.slow
 def test_gradients_against_central_differences():
     """d(H, V)/d(X, the clump's weight, the wire's EA) by the implicit function theorem against central
     differences (steps 1e-6 of each value): 1e-6."""

@@ -36,6 +36,7 @@ def test_static_tension_equals_manifold_weight(flexible):
     assert abs(T0 / (M_MANIFOLD * G) - 1.0) < 1e-6, T0
 
 
+@pytest.mark.slow
 def test_flexible_boom_amplifies_more_than_rigid():
     """Heading 0, T = 10.5 s, amplitude 1 m, 40 s (the wave ramps up over 20 s), RK4 at 0.02 s:
     the flexible boom's DAF exceeds the rigid one's (Hong et al. 2016 Table 7's trend).  The margin is
