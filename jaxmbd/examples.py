@@ -131,7 +131,7 @@ def make_crane_barge_hydro(path=None):
 
 
 def floating_crane(waves=None, *, rope_EA=1.2e9, rope_damping=1.2e5, ramp_time=30.0, hydro=None, hydrostatics="linear",
-                   hull_depth=9.0, hull_panel_size=None):
+                   hull_depth=9.0, hull_panel_size=None, hoist="ropes"):
     """Ham et al. (2009)'s floating crane: a crane barge of 18,000 t with its ballast (hull 110 x 46 m,
     3.56 m draught), two booms on fixed joints, and a 1,000 t cargo on two hoist ropes from the
     boom tips (the closed loop of the paper, cut into two rope elements).
@@ -145,6 +145,11 @@ def floating_crane(waves=None, *, rope_EA=1.2e9, rope_damping=1.2e5, ramp_time=3
     closed box hull (depth ``hull_depth`` m keel to deck, the paper's hull depth not being given;
     panels of ``hull_panel_size`` m, default one rectangle per face: the integration is exact for a
     box in still water at any panel size) instead of the linear restoring. Returns ``(System, q0)`` with q0 a guess for the static equilibrium.
+
+    ``hoist = "links"``: the paper's closed loop itself, the ropes as rigid links (60 m, 3 t each) on
+    spherical joints at the boom tips; the cargo hangs from link 1 on a spherical joint, and a ball loop
+    (:class:`jaxmbd.loops.Loop`, the cut joint) closes link 2 on it.  The hook load is then the joint
+    force at the cargo (``joint/cargo_hook/wrench``) and the loop's force (``cut/force``).
     """
     import jax.numpy as jnp
 
@@ -173,7 +178,22 @@ def floating_crane(waves=None, *, rope_EA=1.2e9, rope_damping=1.2e5, ramp_time=3
         b.add_body(f"boom{k}", body=Body(m_boom, 0.5 * (tip - foot), Ic), joint=Fixed(), parent="barge",
                    placement=Placement(p=foot), joint_name=f"boom{k}_foot")
     cargo_I = m_cargo / 12 * np.diag([12**2 + 10**2, 20**2 + 10**2, 20**2 + 12**2])
-    b.add_body("cargo", body=Body(m_cargo, (0.0, 0.0, 0.0), cargo_I), joint=Free(), joint_name="cargo")
+    tip_local = {1: np.array([30.0, -6.0, 77.0]), 2: np.array([30.0, 6.0, 77.0])}  # tip - foot
+    if hoist == "links":
+        from .joints import Spherical
+
+        m_link, l_link = 3.0 * t, 60.0
+        link = Body(m_link, (0.0, 0.0, -l_link / 2), np.diag([m_link * l_link**2 / 12] * 2 + [m_link * 0.05**2]))
+        for k in (1, 2):
+            b.add_body(f"link{k}", body=link, joint=Spherical(), parent=f"boom{k}", placement=Placement(p=tip_local[k]),
+                       joint_name=f"link{k}_top")
+        # the cargo's frame at its hook point (0, 4, 5) of the block: its centre 4 m to starboard and 5 m down
+        b.add_body("cargo", body=Body(m_cargo, (0.0, -4.0, -5.0), cargo_I), joint=Spherical(), parent="link1",
+                   placement=Placement(p=np.array([0.0, 0.0, -l_link])), joint_name="cargo_hook")
+    elif hoist == "ropes":
+        b.add_body("cargo", body=Body(m_cargo, (0.0, 0.0, 0.0), cargo_I), joint=Free(), joint_name="cargo")
+    else:
+        raise ValueError(f"hoist must be 'ropes' or 'links', got {hoist!r}")
     model = b.build()
     hd = hydro if hydro is not None else read_capytaine(crane_barge_hydro_path())
     hulls = None
@@ -184,17 +204,24 @@ def floating_crane(waves=None, *, rope_EA=1.2e9, rope_damping=1.2e5, ramp_time=3
         hulls = (box_hull(L, B, hull_depth, 3.56, panel_size=size, name="crane barge"),)
     hb = HydroBody.create(model, hd, bodies=("barge",), ramp_time=ramp_time,
                           linear_damping=np.diag([0, 0, 0, 0.05 * 2 * 1.3e9, 0, 0]), hydrostatics=hydrostatics, hulls=hulls)
-    tip_local = {1: np.array([30.0, -6.0, 77.0]), 2: np.array([30.0, 6.0, 77.0])}  # tip - foot
+    k_h = (m_barge + 2 * m_boom + 2.0e6) * (2 * np.pi / 100.0) ** 2
+    moor = LinearMooring(name="mooring", body="barge", point=jnp.zeros(3), reference=jnp.zeros(3),
+                         stiffness=jnp.diag(jnp.array([k_h, k_h, 0.0, 0.0, 0.0, k_h * 30.0**2])),
+                         damping=jnp.zeros((6, 6)))
+    if hoist == "links":
+        from .loops import Loop
+
+        cut = Loop(name="cut", body_a="link2", point_a=jnp.asarray([0.0, 0.0, -60.0]), body_b="cargo",
+                   point_b=jnp.asarray([0.0, -8.0, 0.0]))
+        system = System(model, (hb, cut, moor), waves=waves, name="floating_crane_links",
+                        report_joints=("boom1_foot", "boom2_foot", "cargo_hook"))
+        return system, model.neutral()
     ropes = tuple(
         WireRope(name=f"hoist{k}", body_a=f"boom{k}", point_a=jnp.asarray(tip_local[k]), body_b="cargo",
                  point_b=jnp.asarray([0.0, y, 5.0]), EA=jnp.asarray(rope_EA), length=jnp.asarray(60.0 - 0.24),
                  damping=jnp.asarray(rope_damping), transition=jnp.asarray(1e4))
         for k, y in ((1, 4.0), (2, -4.0))
     )
-    k_h = (m_barge + 2 * m_boom + 2.0e6) * (2 * np.pi / 100.0) ** 2
-    moor = LinearMooring(name="mooring", body="barge", point=jnp.zeros(3), reference=jnp.zeros(3),
-                         stiffness=jnp.diag(jnp.array([k_h, k_h, 0.0, 0.0, 0.0, k_h * 30.0**2])),
-                         damping=jnp.zeros((6, 6)))
     system = System(model, (hb, *ropes, moor), waves=waves, name="floating_crane",
                     report_joints=("boom1_foot", "boom2_foot"))
     q0 = np.array(model.neutral(), dtype=float)
