@@ -308,3 +308,19 @@ def test_an_out_of_plane_gap_gives_no_out_of_plane_force():
     force = np.asarray(System(model, (gap,)).outputs(0.0, y)["pin/force"])
     assert abs(force[1]) < 1e-6 * np.abs(exact).max(), force
     np.testing.assert_allclose(force, exact, rtol=0, atol=1e-6 * np.abs(exact).max())
+
+
+@pytest.mark.slow
+def test_the_floating_crane_closed_by_a_cut_joint_carries_its_cargo():
+    """Ham et al. (2009)'s floating crane with its loop closed by a cut joint (rigid links): at the static
+    equilibrium each link carries half of the 1,000 t cargo (1e-6), the loop closed (1e-8 m)."""
+    from jaxmbd.examples import floating_crane
+    from jaxmbd.simulation import initial_state, static_equilibrium
+
+    system, q = floating_crane(hoist="links")
+    q0 = static_equilibrium(system, q, tol=1e-7)
+    out = system.outputs(0.0, initial_state(system, q0=q0))
+    half = 500.0e3 * 9.81
+    assert abs(float(np.linalg.norm(np.asarray(out["cut/force"]))) / half - 1) < 1e-6
+    assert abs(float(np.linalg.norm(np.asarray(out["joint/cargo_hook/wrench"])[:3])) / half - 1) < 1e-6
+    assert float(out["cut/error"]) < 1e-8  # the equilibrium's 1e-7 m/s² over Baumgarte's ω² = 100 1/s²
