@@ -390,7 +390,7 @@ class System(eqx.Module):
                 Jj = body_jacobian(model, q, model.body_names[j], kin)
                 M = M + Ji.T @ blk @ Jj
                 b = b - Ji.T @ (blk @ abias[j])
-        return constrained_accelerations(self.loops, model, q, v, M, b)
+        return constrained_accelerations(self.loops, model, q, v, M, b, kin)
 
     def _accelerations(self, ctx, z, f_ext, tau, zdot):
         """(v̇, ż) from the summed loads: ABA, or the mass-matrix routes (flexible bodies, coupled inertia,

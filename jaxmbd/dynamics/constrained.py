@@ -25,12 +25,30 @@ def loop_terms(loops, model, q, v):
     return phi, J, jdot_v
 
 
-def constrained_accelerations(loops, model, q, v, M, b):
+def loop_terms_from(loops, model, q, v, kin: Kinematics):
+    """:func:`loop_terms` from the kinematics and bias accelerations of this (q, v), each loop's rows
+    written out (``Loop.terms``); the same to roundoff."""
+    from ..kinematics import body_jacobian
+    from .reference import bias_accelerations
+
+    abias = bias_accelerations(model, q, v, kin)
+    cache = {}
+
+    def jacobian(body):
+        if body not in cache:
+            cache[body] = body_jacobian(model, q, body, kin)
+        return cache[body]
+
+    parts = [lp.terms(model, kin, abias, jacobian) for lp in loops]
+    return tuple(jnp.concatenate([p[k] for p in parts]) for k in range(3))
+
+
+def constrained_accelerations(loops, model, q, v, M, b, kin: Kinematics | None = None):
     """(v̇, λ (m,), relative residual) of the tree under its loops (the solve :mod:`jaxmbd.loops`
     describes): Cholesky of M, proximal iterations on S = J_c M⁻¹ J_cᵀ."""
     from jax.scipy.linalg import cho_factor, cho_solve
 
-    phi, J, jdot_v = loop_terms(loops, model, q, v)
+    phi, J, jdot_v = loop_terms(loops, model, q, v) if kin is None else loop_terms_from(loops, model, q, v, kin)
     # rows the tree satisfies by itself (a planar linkage's out-of-plane row: J's row is empty) carry no
     # force: their Baumgarte term would otherwise meet a zero pivot and give a multiplier of φ/μ
     norms = jnp.sqrt(jnp.sum(J * J, axis=1))
