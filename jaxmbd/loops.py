@@ -1,8 +1,9 @@
 """Closed kinematic loops: cut joints that close loops of the tree.
 
 A loop joins a point of body a to a point of body b (either may be ``"world"``) with the constraint of
-a joint the tree does not contain: a ``ball`` (the two points coincide: 3 rows) or a ``revolute`` (the
-points coincide and the axes, ``axis_a`` in a's frame and ``axis_b`` in b's, stay parallel: 5 rows).
+a joint the tree does not contain: a ``ball`` (the two points coincide: 3 rows), a ``revolute`` (the
+points coincide and the axes, ``axis_a`` in a's frame and ``axis_b`` in b's, stay parallel: 5 rows) or
+a ``distance`` (the points stay ``length`` apart: a rigid strut, 1 row; its force acts along the strut).
 The tree keeps its coordinates; the loops add constraint forces.
 
 **Dynamics.**  With M the tree's mass matrix, b = τ − h(q, v) + Jᵀ f_ext the generalised force
@@ -43,7 +44,7 @@ from .kinematics import Kinematics
 from .system import Context, Contribution, ForceElement
 from .validity import ValidRange
 
-LOOP_KINDS = ("ball", "revolute")
+LOOP_KINDS = ("ball", "revolute", "distance")
 
 
 def _perpendiculars(n):
@@ -67,9 +68,11 @@ class Loop(ForceElement):
     body_b: str = setting("body_or_world", doc="body b")
     point_a: jax.Array = parameter(unit="m", shape=(3,), doc="the joint's point on body a, its frame")
     point_b: jax.Array = parameter(unit="m", shape=(3,), doc="the same point on body b, its frame")
-    joint: str = setting("string", default="ball", choices=LOOP_KINDS, doc='"ball" (3 rows) or "revolute" (5 rows)')
+    joint: str = setting("string", default="ball", choices=LOOP_KINDS,
+                         doc='"ball" (3 rows), "revolute" (5 rows) or "distance" (1 row: a rigid strut of `length` between the points)')
     axis_a: jax.Array = parameter(unit="", shape=(3,), default=(0.0, 0.0, 1.0), doc="revolute: the axis in body a's frame")
     axis_b: jax.Array = parameter(unit="", shape=(3,), default=(0.0, 0.0, 1.0), doc="revolute: the axis in body b's frame")
+    length: jax.Array = parameter(unit="m", bound=(">=", 0.0), default=0.0, doc="distance: the strut's length, pin to pin")
     baumgarte: jax.Array = parameter(unit="rad/s", bound=(">=", 0.0), default=10.0, doc="ω of the drift's correction (critically damped)")
 
     def __check_init__(self):
@@ -80,7 +83,23 @@ class Loop(ForceElement):
 
     @property
     def n_rows(self) -> int:
-        return 3 if self.joint == "ball" else 5
+        return {"ball": 3, "revolute": 5, "distance": 1}[self.joint]
+
+    @classmethod
+    def file_rules(cls, values, given, fail):
+        if "length" in given and values.get("joint", "ball") != "distance":
+            fail("length", 'only a "distance" loop has a length')
+
+    def force_on_a(self, lam, pa, pb):
+        """The world force (3,) the loop's multipliers ``lam`` (n_rows,) put on body a at its point."""
+        if self.joint == "distance":
+            d = pa - pb
+            return lam[0] * d / jnp.sqrt(jnp.sum(d * d) + 1e-30)
+        return lam[:3]
+
+    def gap(self, phi):
+        """How far the loop is from closing (m), from its rows."""
+        return jnp.abs(phi[0]) if self.joint == "distance" else jnp.sqrt(jnp.sum(phi[:3] ** 2) + 1e-30)
 
     def contribution(self, ctx: Context, z) -> Contribution:
         return Contribution()
@@ -111,6 +130,11 @@ class Loop(ForceElement):
         kin = Kinematics.compute(model, q, v)
         pa, va, Ra, wa = self._frame(model, kin, self.body_a, self.point_a, dtype)
         pb, vb, Rb, wb = self._frame(model, kin, self.body_b, self.point_b, dtype)
+        if self.joint == "distance":
+            d = pa - pb
+            dist = jnp.sqrt(jnp.sum(d * d) + 1e-30)
+            phi = (dist - self.length)[None]
+            return (phi, None) if v is None else (phi, (d @ (va - vb) / dist)[None])
         phi = [pa - pb]
         vel = None if v is None else [va - vb]
         if self.joint == "revolute":
@@ -141,7 +165,7 @@ class Loop(ForceElement):
             point = jnp.asarray(point, dtype)
             if body == "world":
                 z3 = jnp.zeros(3, dtype)
-                return point, jnp.eye(3, dtype=dtype), z3, jnp.zeros((3, nv), dtype), jnp.zeros((3, nv), dtype), z3, z3
+                return point, jnp.eye(3, dtype=dtype), z3, jnp.zeros((3, nv), dtype), jnp.zeros((3, nv), dtype), z3, z3, z3
             i = model.index(body)
             R, tw, a = kin.R[i], kin.twist[i], abias[i]
             Jb = jacobians(body)
@@ -149,10 +173,17 @@ class Loop(ForceElement):
             skew = jnp.array([[0.0, -point[2], point[1]], [point[2], 0.0, -point[0]], [-point[1], point[0], 0.0]], dtype)
             J_point = R @ (Jb[:3] - skew @ Jb[3:])  # R (v + ω × r) = R (J_v − [r]× J_ω) v̇
             acc = R @ (a[:3] + jnp.cross(w, v) + jnp.cross(a[3:], point) + jnp.cross(w, jnp.cross(w, point)))
-            return kin.p[i] + R @ point, R, R @ w, J_point, R @ Jb[3:], acc, R @ a[3:]
+            return kin.p[i] + R @ point, R, R @ w, J_point, R @ Jb[3:], acc, R @ a[3:], R @ (v + jnp.cross(w, point))
 
-        pa, Ra, wa, Jpa, Jwa, acc_a, al_a = side(self.body_a, self.point_a)
-        pb, Rb, wb, Jpb, Jwb, acc_b, al_b = side(self.body_b, self.point_b)
+        pa, Ra, wa, Jpa, Jwa, acc_a, al_a, va = side(self.body_a, self.point_a)
+        pb, Rb, wb, Jpb, Jwb, acc_b, al_b, vb = side(self.body_b, self.point_b)
+        if self.joint == "distance":  # d/dt (ê · Δv) = ê · Δa + (|Δv|² − (ê · Δv)²) / |d|
+            d = pa - pb
+            dist = jnp.sqrt(jnp.sum(d * d) + 1e-30)
+            e = d / dist
+            dv = va - vb
+            return ((dist - self.length)[None], (e @ (Jpa - Jpb))[None],
+                    (e @ (acc_a - acc_b) + (dv @ dv - (e @ dv) ** 2) / dist)[None])
         phi, J, bias = [pa - pb], [Jpa - Jpb], [acc_a - acc_b]
         if self.joint == "revolute":
             nb = Rb @ jnp.asarray(self.axis_b, dtype)
@@ -167,6 +198,12 @@ class Loop(ForceElement):
             bias.append(de @ (wa - wb) + d @ (al_a - al_b))
         return jnp.concatenate(phi), jnp.concatenate(J), jnp.concatenate(bias)
 
+    def points(self, model, q):
+        """World positions of the loop's two points."""
+        dtype = jnp.result_type(q, float)
+        kin = Kinematics.compute(model, q)
+        return (self._frame(model, kin, self.body_a, self.point_a, dtype)[0], self._frame(model, kin, self.body_b, self.point_b, dtype)[0])
+
     def moment_directions(self, model, q):
         """(rows, 3): the world moment on body a of a unit multiplier of each row (zero for the
         point rows)."""
@@ -175,6 +212,8 @@ class Loop(ForceElement):
     def moment_directions_from(self, model, kin: Kinematics):
         dtype = kin.R.dtype
         zero = jnp.zeros((3, 3), dtype)
+        if self.joint == "distance":
+            return jnp.zeros((1, 3), dtype)
         if self.joint == "ball":
             return zero
         _, _, Ra, _ = self._frame(model, kin, self.body_a, self.point_a, dtype)
@@ -199,8 +238,10 @@ def check_closure(loop: Loop, model, q0, tol: float = 1e-6) -> str | None:
     parallel), or None."""
     phi, _ = loop.rows(model, jnp.asarray(q0))
     phi = np.asarray(phi)
-    gap = float(np.linalg.norm(phi[:3]))
+    gap = abs(float(phi[0])) if loop.joint == "distance" else float(np.linalg.norm(phi[:3]))
     if gap > tol:
+        if loop.joint == "distance":
+            return f"loop {loop.name!r} does not close at q0: its points are {gap:.4g} m off its length {float(loop.length):g} m"
         return f"loop {loop.name!r} does not close at q0: its points are {gap:.4g} m apart"
     if loop.joint == "revolute" and np.max(np.abs(phi[3:])) > tol:
         return f"loop {loop.name!r} does not close at q0: its axes are {np.degrees(np.arcsin(min(1.0, np.max(np.abs(phi[3:]))))):.3g}° apart"

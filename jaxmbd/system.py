@@ -522,9 +522,10 @@ def _loop_outputs(loops, model, q, lam, residual) -> dict:
         m = lp.n_rows
         lk = lam[k : k + m]
         phi, _ = lp.rows(model, q)
-        out[f"{lp.name}/force"] = lk[:3]
+        pa, pb = lp.points(model, q)
+        out[f"{lp.name}/force"] = lp.force_on_a(lk, pa, pb)
         out[f"{lp.name}/moment"] = lk @ lp.moment_directions(model, q)
-        out[f"{lp.name}/error"] = jnp.sqrt(jnp.sum(phi[:3] ** 2) + 1e-30)  # finite gradient at closure
+        out[f"{lp.name}/error"] = lp.gap(phi)  # finite gradient at closure
         out[f"{lp.name}/residual"] = residual
         k += m
     return out

@@ -268,6 +268,10 @@ def test_a_four_bar_is_read_from_a_system_file(tmp_path):
      r"loops\[1\]: loop 'self': body_a and body_b are both 'crank'"),
     (None, '[[loops]]\nname = "hold"\nbody_a = "coupler"\nbody_b = "world"\npoint_a = [0, 0, 0]\npoint_b = [0.8660254037844387, 0, -0.5]',
      r"loops: the loops are over-constrained at q0: 4 constraint rows of rank 3"),
+    (None, '[[loops]]\nname = "strut"\nbody_a = "crank"\nbody_b = "world"\npoint_a = [0, 0, 0]\npoint_b = [0, 0, 0]\nlength = 1.0',
+     r'loops\[1\]\.length: only a "distance" loop has a length'),
+    (None, '[[loops]]\nname = "strut"\nbody_a = "crank"\nbody_b = "world"\njoint = "distance"\npoint_a = [1, 0, 0]\n'
+     'point_b = [0, 0, 0]\nlength = 2.0', r"loops\[1\]: loop 'strut' does not close at q0: its points are 1 m off its length 2 m"),
 ])
 def test_bad_loops_in_a_file_are_one_line(tmp_path, q, extra, message):
     """A loop that does not close at q0, a loop between a body and itself, an over-constrained set (the
@@ -334,13 +338,42 @@ def test_the_written_out_loop_terms_equal_automatic_differentiation():
     from jaxmbd.kinematics import Kinematics
 
     rng = np.random.default_rng(3)
-    for joint in ("ball", "revolute"):
+    for joint in ("ball", "revolute", "distance"):
         model, loop = four_bar(joint)
         world = Loop(name="w", body_a="crank", body_b="world", point_a=jnp.array([0.5, 0.1, -0.2]), point_b=jnp.array([0.3, 0.0, 0.4]),
-                     joint=joint, axis_a=jnp.array([0.0, 1.0, 0.0]), axis_b=jnp.array([0.2, 1.0, 0.1]))
+                     joint=joint, axis_a=jnp.array([0.0, 1.0, 0.0]), axis_b=jnp.array([0.2, 1.0, 0.1]), length=jnp.asarray(0.7))
+        if joint == "distance":  # the linkage closed by a strut of the coupler-rocker tip gap instead
+            loop = Loop(name="pin", body_a="coupler", body_b="rocker", point_a=jnp.array([B, 0.0, 0.0]),
+                        point_b=jnp.array([C, 0.0, 0.0]), joint="distance", length=jnp.asarray(0.3))
         for q in (closed_q(0.7), closed_q(0.7) + rng.normal(0, 0.1, 3)):
             q, v = jnp.asarray(q), jnp.asarray(rng.normal(0, 1.0, 3))
             ref = loop_terms((loop, world), model, q, v)
             ours = loop_terms_from((loop, world), model, q, v, Kinematics.compute(model, q, v))
             for a, b in zip(ours, ref):
                 np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=0, atol=1e-12 * max(1.0, np.abs(np.asarray(b)).max()))
+
+
+def test_a_distance_loop_is_a_pendulum():
+    """A body free in space held at its centre of mass by a 2 m strut (a distance loop) to a world point
+    swings as the point-mass pendulum on a revolute joint (same mass, no rotational inertia of its own):
+    the centre of mass's path over 3 s within 1e-8 m (Tsit5 at 1e-12), the strut's force its tension."""
+    ell, m, th0 = 2.0, 5.0, 0.5
+    b = ModelBuilder()
+    b.add_body("bob", body=Body(m, (0.0, 0.0, 0.0), np.eye(3)), joint=mbd.Free())
+    free = b.build()
+    strut = Loop(name="strut", body_a="bob", body_b="world", point_a=jnp.zeros(3), point_b=jnp.zeros(3), joint="distance",
+                 length=jnp.asarray(ell))
+    q0 = jnp.asarray([ell * np.sin(th0), 0.0, -ell * np.cos(th0), 1.0, 0.0, 0.0, 0.0])
+    tight = Integrator("tsit5", rtol=1e-12, atol=1e-12)
+    res = simulate(System(free, (strut,)), 3.0, save_dt=0.1, integrator=tight, q0=q0)
+    b = ModelBuilder()
+    b.add_body("bob", body=Body(m, (0.0, 0.0, -ell), np.zeros((3, 3))), joint=mbd.Revolute((0.0, 1.0, 0.0)))
+    tree = b.build()
+    ref = simulate(System(tree, ()), 3.0, save_dt=0.1, integrator=tight, q0=jnp.asarray([-th0]))
+    th = np.asarray(ref.q)[:, 0]
+    path = np.stack([-ell * np.sin(th), -ell * np.cos(th)], -1)
+    got = np.asarray(res.q)[:, [0, 2]]
+    assert np.max(np.abs(got - path)) < 1e-8, np.max(np.abs(got - path))
+    # at the start (at rest) the strut carries the weight's component along it: m g cos θ0, pulling the bob in
+    force = np.asarray(res.outputs["strut/force"])[0]
+    np.testing.assert_allclose(np.linalg.norm(force), m * 9.81 * np.cos(th0), rtol=1e-9)

@@ -82,7 +82,13 @@ def loop_wrenches(loops, model, kin: Kinematics, lam):
         m = lp.n_rows
         lk = lam[k : k + m]
         q_dirs = lp.moment_directions_from(model, kin)
-        F, Mw = lk[:3], lk @ q_dirs
+
+        def world_point(body, point):
+            point = jnp.asarray(point, lam.dtype)
+            return point if body == "world" else kin.p[model.index(body)] + kin.R[model.index(body)] @ point
+
+        F = lp.force_on_a(lk, world_point(lp.body_a, lp.point_a), world_point(lp.body_b, lp.point_b))
+        Mw = lk @ q_dirs
         for body, point, sign in ((lp.body_a, lp.point_a, 1.0), (lp.body_b, lp.point_b, -1.0)):
             if body == "world":
                 continue
