@@ -145,7 +145,7 @@ def main(argv=None):
         "",
         "Above 1x is slower than MuJoCo.  MuJoCo's figure includes its Python call (about 1 µs) and its whole "
         "forward pass (collision detection with no geoms, its soft-constraint solver); jaxmbd's the loop's "
-        "Jacobian and its derivative by automatic differentiation, the mass matrix's Cholesky factor and the "
+        "rows written out from the tree's kinematics, the mass matrix (CRBA and RNEA), its Cholesky factor and the "
         "multipliers' proximal solve.  A tree without loops takes the articulated-body path unchanged.",
     ]
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -373,23 +373,11 @@ class System(eqx.Module):
         return tuple(f for f in self.forces if f.section == "loops")
 
     def _loop_solve(self, ctx, f_ext, tau):
-        """(v̇, λ, residual) of the tree under its loops (:func:`jaxmbd.loops.constrained_accelerations`)."""
-        from .dynamics import inverse_dynamics, mass_matrix
+        """(v̇, λ, residual) of the tree under its loops (:func:`jaxmbd.dynamics.constrained.constrained_accelerations`)."""
         from .dynamics.constrained import constrained_accelerations
-        from .kinematics import body_jacobian
 
         model, q, v, kin = self.model, ctx.q, ctx.v, ctx.kin
-        extra = self.extra_inertia(ctx)
-        M = mass_matrix(model, q, extra, kin)
-        b = tau - inverse_dynamics(model, q, v, jnp.zeros_like(v), f_ext, extra, kin)
-        coupled = self.coupled_inertia(ctx)
-        if coupled:
-            abias = bias_accelerations(model, q, v, kin)
-            for i, j, blk in coupled:
-                Ji = body_jacobian(model, q, model.body_names[i], kin)
-                Jj = body_jacobian(model, q, model.body_names[j], kin)
-                M = M + Ji.T @ blk @ Jj
-                b = b - Ji.T @ (blk @ abias[j])
+        M, b = _mass_matrix_equations(model, ctx, tau, f_ext, self.extra_inertia(ctx), self.coupled_inertia(ctx))
         return constrained_accelerations(self.loops, model, q, v, M, b, kin)
 
     def _accelerations(self, ctx, z, f_ext, tau, zdot):
@@ -531,24 +519,33 @@ def _loop_outputs(loops, model, q, lam, residual) -> dict:
     return out
 
 
-def _coupled_forward_dynamics(model, ctx, tau, f_ext, extra, coupled):
-    """v̇ from (M + Σ J_iᵀ E_ij J_j) v̇ = τ + Jᵀ f_ext − h − Σ J_iᵀ E_ij J̇_j v: the body accelerations
-    a_j = J_j v̇ + J̇_j v of the coupling blocks f_i = −E_ij a_j, the diagonal ones (``extra``) inside
-    M and the inverse dynamics."""
-    from jax.scipy.linalg import cho_factor, cho_solve
-
+def _mass_matrix_equations(model, ctx, tau, f_ext, extra, coupled):
+    """(M, b) of M v̇ = b: the tree's mass matrix with the elements' inertia, b = τ + Jᵀ f_ext − h, and the
+    coupling blocks f_i = −E_ij a_j of ``coupled`` (a_j = J_j v̇ + J̇_j v) added through the body
+    Jacobians: M + Σ J_iᵀ E_ij J_j and b − Σ J_iᵀ E_ij J̇_j v."""
     from .dynamics import inverse_dynamics, mass_matrix
     from .kinematics import body_jacobian
 
     q, v, kin = ctx.q, ctx.v, ctx.kin
     M = mass_matrix(model, q, extra, kin)
     rhs = tau - inverse_dynamics(model, q, v, jnp.zeros_like(v), f_ext, extra, kin)
-    abias = bias_accelerations(model, q, v, kin)
-    for i, j, blk in coupled:
-        Ji = body_jacobian(model, q, model.body_names[i], kin)
-        Jj = body_jacobian(model, q, model.body_names[j], kin)
-        M = M + Ji.T @ blk @ Jj
-        rhs = rhs - Ji.T @ (blk @ abias[j])
+    if coupled:
+        abias = bias_accelerations(model, q, v, kin)
+        for i, j, blk in coupled:
+            Ji = body_jacobian(model, q, model.body_names[i], kin)
+            Jj = body_jacobian(model, q, model.body_names[j], kin)
+            M = M + Ji.T @ blk @ Jj
+            rhs = rhs - Ji.T @ (blk @ abias[j])
+    return M, rhs
+
+
+def _coupled_forward_dynamics(model, ctx, tau, f_ext, extra, coupled):
+    """v̇ from (M + Σ J_iᵀ E_ij J_j) v̇ = τ + Jᵀ f_ext − h − Σ J_iᵀ E_ij J̇_j v: the body accelerations
+    a_j = J_j v̇ + J̇_j v of the coupling blocks f_i = −E_ij a_j, the diagonal ones (``extra``) inside
+    M and the inverse dynamics (:func:`_mass_matrix_equations`)."""
+    from jax.scipy.linalg import cho_factor, cho_solve
+
+    M, rhs = _mass_matrix_equations(model, ctx, tau, f_ext, extra, coupled)
     return cho_solve(cho_factor(M), rhs)
 
 

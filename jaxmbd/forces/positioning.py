@@ -158,24 +158,25 @@ class DynamicPositioning(ForceElement):
 
     # -- allocation ----------------------------------------------------------------------------
 
-    def _columns(self):
-        """Per allocation column: its thruster's index and direction (body x, y)."""
-        return [(k, d) for k, t in enumerate(self.thruster_types) for d in _DIRECTIONS[t]]
+    def _layout(self):
+        """Per allocation column (static, numpy): its thruster's index (m,) and its direction (m, 2), body x, y."""
+        cols = [(k, d) for k, t in enumerate(self.thruster_types) for d in _DIRECTIONS[t]]
+        return np.asarray([k for k, _ in cols], dtype=int), np.asarray([d for _, d in cols], dtype=float)
 
     @property
     def n_columns(self) -> int:
-        return len(self._columns())
+        return len(self._layout()[0])
 
     def allocation_matrix(self, xp=jnp, dtype=None):
         """B (3, m): the surge force, sway force and yaw moment of a unit force in each column."""
-        owner = [k for k, _ in self._columns()]
-        d = xp.asarray([dd for _, dd in self._columns()], dtype=dtype or float)
-        r = xp.asarray(self.thruster_positions, dtype=dtype or float)[xp.asarray(owner)]
+        owner, d = self._layout()
+        d = xp.asarray(d, dtype=dtype or float)
+        r = xp.asarray(self.thruster_positions, dtype=dtype or float)[owner]
         return xp.stack([d[:, 0], d[:, 1], r[:, 0] * d[:, 1] - r[:, 1] * d[:, 0]])
 
     def _allocate(self, tau, dtype):
         """Command per column, limited per thruster, and each thruster's demand over its capacity."""
-        owner = jnp.asarray([k for k, _ in self._columns()])
+        owner = self._layout()[0]
         B = self.allocation_matrix(jnp, dtype)
         winv = jnp.asarray(self.max_thrust, dtype) ** 2 * jnp.ones(len(self.thrusters), dtype)
         winv = winv[owner]
@@ -223,15 +224,15 @@ class DynamicPositioning(ForceElement):
 
         tau = self.kp * body(e_world) + self.ki * body(xi) - self.kd * body(def_)
         cmd, ratio = self._allocate(tau.astype(dtype), dtype)
-        owner = jnp.asarray([k for k, _ in self._columns()])
+        owner = self._layout()[0]
         rate = jnp.broadcast_to(jnp.asarray(self.thrust_rate, dtype), (len(self.thrusters),))[owner]
         udot = jnp.clip((cmd - u) / self.thruster_time_constant, -rate, rate)
         return eta, tau, u, ratio, jnp.concatenate([def_, ddef, e_world, udot])
 
     def _thruster_forces(self, u, dtype):
         """Per thruster, its body-frame force (n, 3)."""
-        owner = jnp.asarray([k for k, _ in self._columns()])
-        d = jnp.asarray([dd for _, dd in self._columns()], dtype)
+        owner, d = self._layout()
+        d = jnp.asarray(d, dtype)
         f2 = jax.ops.segment_sum(u[:, None] * d, owner, num_segments=len(self.thrusters))
         return jnp.concatenate([f2, jnp.zeros((len(self.thrusters), 1), dtype)], axis=1)
 

@@ -57,8 +57,9 @@ class MooringSpread(ForceElement):
     def _per_line(self, x, dtype):
         return jnp.broadcast_to(jnp.asarray(x, dtype), jnp.shape(jnp.atleast_1d(self.headings)))
 
-    def _lines(self, ctx: Context):
-        """Body index, body-frame fairleads (n, 3), and per line (H, V, ê, converged, L, w)."""
+    def _geometry(self, ctx: Context):
+        """Body index, body-frame fairleads (n, 3), their world positions, the anchors (n, 3) and per line
+        L, EA, w."""
         i = ctx.body_index(self.body)
         dtype = ctx.p.dtype
         h = jnp.atleast_1d(jnp.asarray(self.headings, dtype))
@@ -68,6 +69,11 @@ class MooringSpread(ForceElement):
         anchors = jnp.stack([cx + self.anchor_radius * c, cy + self.anchor_radius * s, jnp.full_like(h, self.anchor_z)], -1)
         L, EA, w = (self._per_line(x, dtype) for x in (self.length, self.EA, self.weight))
         world = jax.vmap(lambda r: ctx.point_position(i, r))(fair)
+        return i, fair, world, anchors, L, EA, w
+
+    def _lines(self, ctx: Context):
+        """Body index, body-frame fairleads (n, 3), and per line (H, V, ê, converged, L, w)."""
+        i, fair, world, anchors, L, EA, w = self._geometry(ctx)
         H, V, e_h, ok = jax.vmap(lambda p, a, L, EA, w: line_tensions(p, a, L, EA, w, self.seabed_friction))(world, anchors, L, EA, w)
         return i, fair, H, V, e_h, ok, L, w
 
@@ -89,18 +95,9 @@ class MooringSpread(ForceElement):
 
     def start_problem(self, ctx: Context) -> str | None:
         """The catenary line's checks, line by line (named by its heading)."""
-        i = ctx.body_index(self.body)
-        dtype = ctx.p.dtype
-        h = np.atleast_1d(np.asarray(self.headings, float))
-        n = h.size
-        L, EA, w = (np.broadcast_to(np.asarray(x, float), (n,)) for x in (self.length, self.EA, self.weight))
-        cx, cy = np.asarray(self.centre, float)
-        for k, hk in enumerate(h):
-            c, s = np.cos(hk), np.sin(hk)
-            fair = ctx.point_position(i, jnp.asarray([float(self.fairlead_radius) * c, float(self.fairlead_radius) * s,
-                                                      float(self.fairlead_z)], dtype))
-            anchor = np.array([cx + float(self.anchor_radius) * c, cy + float(self.anchor_radius) * s, float(self.anchor_z)])
-            problem = line_start_problem(fair, anchor, L[k], EA[k], w[k], self.max_tension,
+        _, _, world, anchors, L, EA, w = (np.asarray(x) if not isinstance(x, int) else x for x in self._geometry(ctx))
+        for k, hk in enumerate(np.atleast_1d(np.asarray(self.headings, float))):
+            problem = line_start_problem(world[k], anchors[k], float(L[k]), float(EA[k]), float(w[k]), self.max_tension,
                                          which=f"line {k} (heading {np.degrees(hk):g}°): ")
             if problem:
                 return problem
