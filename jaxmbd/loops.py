@@ -87,8 +87,12 @@ class Loop(ForceElement):
 
     @classmethod
     def file_rules(cls, values, given, fail):
-        if "length" in given and values.get("joint", "ball") != "distance":
+        joint = values.get("joint", "ball")
+        if "length" in given and joint != "distance":
             fail("length", 'only a "distance" loop has a length')
+        for key in ("axis_a", "axis_b"):
+            if key in given and joint != "revolute":
+                fail(key, 'only a "revolute" loop has axes')
 
     def force_on_a(self, lam, pa, pb):
         """The world force (3,) the loop's multipliers ``lam`` (n_rows,) put on body a at its point."""
@@ -228,7 +232,10 @@ class Loop(ForceElement):
         return {"force": "N", "moment": "N m", "error": "m", "residual": ""}
 
     def valid_ranges(self, model) -> tuple:
-        return (ValidRange("residual", "constraint solve's relative residual", "closed kinematic loop",
+        return (ValidRange("error", "loop's closure error", "closed kinematic loop",
+                           "the loop's points drift more than 1 mm apart: the step is too coarse for the drift's "
+                           "correction (baumgarte) and the constraint forces lag", upper=1e-3),
+                ValidRange("residual", "constraint solve's relative residual", "closed kinematic loop",
                            "the loops are singular or over-constrained here (a linkage at a dead point): the "
                            "constraint forces are not unique", upper=1e-6),)
 

@@ -117,3 +117,38 @@ def test_a_single_rod_cylinder_pulls_less_than_it_pushes():
                            "pull_ratio": jnp.asarray(0.6)})
         out = system.__class__(system.model, (held,)).outputs(0.0, (y[0], y[1], jnp.zeros(0)))
         assert abs(float(out["cylinder/force"]) - expected) < 1e-6 and abs(float(out["cylinder/force_ratio"]) - 1) < 1e-12
+
+
+def test_a_force_controlled_cylinder_refuses_length_control_keys(tmp_path):
+    """kp on a force-controlled cylinder would be ignored: one line naming the key."""
+    import jaxmbd as mbd
+
+    text = """
+name = "luff"
+[[bodies]]
+name = "boom"
+joint = "revolute"
+axis = [0.0, 1.0, 0.0]
+mass = 1.0e4
+com = [10.0, 0.0, 0.0]
+inertia = [1e3, 3e5, 3e5]
+[[controllers]]
+kind = "cylinder"
+body_a = "world"
+point_a = [1.5, 0.0, -4.0]
+body_b = "boom"
+point_b = [6.0, 0.0, -0.5]
+mode = "force"
+target = 1.0e6
+max_force = 3.0e6
+min_length = 4.0
+max_length = 12.0
+kp = 1.0e8
+[simulation]
+duration = 1.0
+"""
+    path = tmp_path / "luff.toml"
+    path.write_text(text)
+    with pytest.raises(mbd.SystemFileError, match=r'controllers\[0\]\.kp: a force-controlled cylinder .* has no length control') as err:
+        mbd.load_system(path)
+    assert "\n" not in str(err.value)

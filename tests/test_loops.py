@@ -377,3 +377,10 @@ def test_a_distance_loop_is_a_pendulum():
     # at the start (at rest) the strut carries the weight's component along it: m g cos θ0, pulling the bob in
     force = np.asarray(res.outputs["strut/force"])[0]
     np.testing.assert_allclose(np.linalg.norm(force), m * 9.81 * np.cos(th0), rtol=1e-9)
+
+
+def test_unused_loop_keys_are_refused(tmp_path):
+    """Axes on a ball loop would be ignored: one line naming the key."""
+    extra = '[[loops]]\nname = "w"\nbody_a = "crank"\nbody_b = "world"\npoint_a = [0, 0, 0]\npoint_b = [0, 0, 0]\naxis_a = [0, 1, 0]'
+    with pytest.raises(mbd.SystemFileError, match=r'loops\[1\]\.axis_a: only a "revolute" loop has axes'):
+        mbd.load_system(four_bar_file(tmp_path, None, extra))

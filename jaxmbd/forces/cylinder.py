@@ -61,6 +61,13 @@ class Cylinder(ForceElement):
     pull_ratio: jax.Array = parameter(unit="", bound=(">", 0.0), default=1.0,
                                       doc="the pull limit over max_force: a single-rod cylinder's annulus over its bore area")
 
+    @classmethod
+    def file_rules(cls, values, given, fail):
+        if values.get("mode", "length") == "force":
+            for key in ("kp", "kd", "max_speed", "settle_rate", "preload"):
+                if key in given:
+                    fail(key, 'a force-controlled cylinder (mode = "force") has no length control: leave it out')
+
     def __check_init__(self):
         if self.body_a == self.body_b:
             raise ValueError(f"cylinder {self.name!r}: body_a and body_b are both {self.body_a!r}")
