@@ -30,7 +30,7 @@ from .errors import JaxmbdError  # noqa: E402
 from .io.system_file import LoadedSystem, SystemFileError, load_system  # noqa: E402
 from .joints import Cylindrical, Fixed, Free, ModelError, Planar, Prismatic, Revolute, Spherical, Universal  # noqa: E402
 from .kinematics import body_jacobian, body_twists, forward_kinematics, point_position, point_velocity  # noqa: E402
-from .loops import Loop  # noqa: E402
+from .loops import Loop, load_urdf_with_loops  # noqa: E402
 from .model import Body, Model, ModelBuilder, Placement, load_urdf  # noqa: E402
 from .simulation import Integrator, Result, SimulationError, Solution, solve, static_equilibrium  # noqa: E402
 from .simulation import simulate as _simulate  # noqa: E402
@@ -41,7 +41,7 @@ __all__ = [
     # errors
     "JaxmbdError", "ModelError", "SimulationError", "SystemFileError",
     # models
-    "Body", "Placement", "Model", "ModelBuilder", "load_urdf",
+    "Body", "Placement", "Model", "ModelBuilder", "load_urdf", "load_urdf_with_loops",
     "Fixed", "Revolute", "Prismatic", "Cylindrical", "Universal", "Spherical", "Free", "Planar",
     # kinematics and dynamics
     "forward_kinematics", "body_twists", "body_jacobian", "point_position", "point_velocity",

@@ -1,10 +1,20 @@
 """Closed kinematic loops: cut joints that close loops of the tree.
 
 A loop joins a point of body a to a point of body b (either may be ``"world"``) with the constraint of
-a joint the tree does not contain: a ``ball`` (the two points coincide: 3 rows), a ``revolute`` (the
-points coincide and the axes, ``axis_a`` in a's frame and ``axis_b`` in b's, stay parallel: 5 rows) or
-a ``distance`` (the points stay ``length`` apart: a rigid strut, 1 row; its force acts along the strut).
-The tree keeps its coordinates; the loops add constraint forces.
+a joint the tree does not contain:
+
+* ``ball``: the two points coincide (3 rows);
+* ``revolute``: the points coincide and the axes, ``axis_a`` in a's frame and ``axis_b`` in b's, stay
+  parallel (5 rows);
+* ``prismatic``: b's point stays on the line through a's point along a's axis, the axes stay parallel and
+  the references (``reference_a``, ``reference_b``: directions across the axes) stay parallel, so b
+  neither turns nor leaves the line (5 rows);
+* ``weld``: the points coincide, the axes and the references stay parallel (6 rows);
+* ``distance``: the points stay ``length`` apart: a rigid strut, 1 row; its force acts along the strut.
+
+The tree keeps its coordinates; the loops add constraint forces.  The rows of a revolute, prismatic or
+weld are built from the unit vectors of a's frame across its axis, (e₁, e₂): the axes' rows are
+e_k · n_b, a prismatic's line rows e_k · (p_a − p_b) and the twist row (n_a × r_a) · r_b.
 
 **Dynamics.**  With M the tree's mass matrix, b = τ − h(q, v) + Jᵀ f_ext the generalised force
 without constraints, and the loops' rows φ(q) = 0 with velocity rows J v = 0 (RBDA ch. 8, the
@@ -15,24 +25,43 @@ method of Lagrange multipliers on the tree's coordinates):
 so λ = S⁻¹ (γ − J_c M⁻¹ b) with S = J_c M⁻¹ J_cᵀ, and v̇ = M⁻¹ (b + J_cᵀ λ).  The right-hand side γ
 holds the constraint's acceleration with Baumgarte's stabilisation: ω = ``baumgarte`` (rad/s, default
 10) and ζ = 1, so a drift of the constraint from roundoff or a coarse step decays with a time
-constant of 1/ω and the exact solution is not changed (φ = J v = 0 on it).  S is solved by proximal
-iterations on S + μ I (μ = 1e-12 of its mean diagonal, as Pinocchio's and MuJoCo's regularised
-solves), so rows that the tree already satisfies (a planar linkage closed by a ball: the out-of-plane
-row is empty) get no force, and a singular set is reported (``residual``) rather than a NaN.
+constant of 1/ω and the exact solution is not changed (φ = J v = 0 on it).  S is solved by four
+proximal iterations on S + μ I (μ = 1e4 ε of its mean diagonal, 2e-12 in float64, as Pinocchio's and
+MuJoCo's regularised solves), so rows that the tree already satisfies (a planar linkage closed by a
+ball: the out-of-plane row is empty) get no force, and a singular set is reported rather than a NaN.
 
-The solve is :func:`jaxmbd.dynamics.constrained.constrained_accelerations`.  J_c and J̇_c v come from
-the loop's velocity rows c(q, v) = J_c v: J_c as its derivative in v,
-J̇_c v as its derivative in q along q̇ (both exact, by automatic differentiation).
+Why this route: the machines here have tens of coordinates and a few loops, where the mass matrix and
+two small Cholesky factors cost less than they would in a long chain, and the same equations serve the
+hull's coupled added mass (``System._loop_solve``).  A tree without loops keeps the articulated-body
+algorithm (O(n)) untouched.  The four-bar costs 2.3x MuJoCo's ``mj_forward`` (BENCHMARKS.md); an O(n)
+route for long chains (RBDA 8.5: the articulated-body algorithm with one extra solve per row) is not
+built.
 
-**Outputs** of each loop: ``force`` (3,) N, the force the loop applies on body a (world axes; body b
-feels its opposite), ``moment`` (3,) N m (world axes, on body a; a revolute's two moment rows),
-``error`` m (how far the points are apart) and ``residual`` (the solve's relative residual: above
-1e-6 the loops are singular or over-constrained at this configuration, and a run says so).
+The solve is :func:`jaxmbd.dynamics.constrained.constrained_accelerations`.  J_c and J̇_c v are written
+out from the tree's kinematics and bias accelerations (:meth:`Loop.terms`); the reference,
+:func:`jaxmbd.dynamics.constrained.loop_terms`, differentiates the velocity rows c(q, v) = J_c v
+(J_c in v, J̇_c v in q along q̇), and they agree to 1e-12 (tests/test_loops.py).
+
+**Outputs** of each loop: ``force`` (3,) N, the force the loop applies on body a at its point (world
+axes; body b feels its opposite at its point), ``moment`` (3,) N m (world axes, on body a),
+``error`` m (how far the points are apart; a prismatic's: b's point off a's axis), ``residual`` (the
+solve's relative residual: above 1e-6 the loops cannot hold together here, and a run says so) and
+``conditioning`` (the smallest eigenvalue of the rows' Schur complement, scaled to a unit diagonal,
+over the largest: below 1e-8 the loops are near a singular configuration, where their rows become
+dependent, and their forces are not unique; a run says so).
+
+Singular configurations.  A row that loses its stiffness at a configuration (a strut along the arm it
+holds) is empty there: it gets no force, and if it is asked to accelerate (the linkage moving through
+the dead point) the residual says the loop cannot hold.  Rows that become nearly dependent (two
+struts holding a body coming into line) give a small conditioning: their multipliers grow as the
+configuration nears the singular one and lose digits, and the motion stays finite.  A row that only
+becomes small (a toggle near its dead point) keeps its conditioning: its large force is the
+mechanism's real mechanical advantage, and it is computed to full precision.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import equinox as eqx
 import jax
@@ -44,7 +73,8 @@ from .kinematics import Kinematics
 from .system import Context, Contribution, ForceElement
 from .validity import ValidRange
 
-LOOP_KINDS = ("ball", "revolute", "distance")
+LOOP_KINDS = ("ball", "revolute", "prismatic", "weld", "distance")
+_ROWS = {"ball": 3, "revolute": 5, "prismatic": 5, "weld": 6, "distance": 1}
 
 
 def _perpendiculars(n):
@@ -55,10 +85,30 @@ def _perpendiculars(n):
     return e1, jnp.cross(n, e1)
 
 
+def _unit(x):
+    return x / jnp.linalg.norm(x)
+
+
+class _Side(NamedTuple):
+    """One side of a loop in world axes: its point p, rotation R, angular velocity w, point velocity v; and
+    for the written-out rows its point and angular Jacobians and bias accelerations (at v̇ = 0)."""
+
+    p: jax.Array
+    R: jax.Array
+    w: jax.Array | None = None
+    v: jax.Array | None = None
+    Jp: jax.Array | None = None
+    Jw: jax.Array | None = None
+    acc: jax.Array | None = None
+    alpha: jax.Array | None = None
+
+
 class Loop(ForceElement):
     """A cut joint closing a kinematic loop (:mod:`jaxmbd.loops`; docs/system_file.md, ``[[loops]]``): body
     a's ``point_a`` on body b's ``point_b`` (body frames; a world point for ``"world"``), and for a
-    ``revolute`` the axes kept parallel."""
+    ``revolute`` the axes kept parallel; a ``prismatic`` keeps b's point on a's axis and the two bodies'
+    axes and references parallel; a ``weld`` holds the points together and the axes and references
+    parallel."""
 
     kind: ClassVar[str] = "loop"
     section: ClassVar[str] = "loops"
@@ -69,9 +119,16 @@ class Loop(ForceElement):
     point_a: jax.Array = parameter(unit="m", shape=(3,), doc="the joint's point on body a, its frame")
     point_b: jax.Array = parameter(unit="m", shape=(3,), doc="the same point on body b, its frame")
     joint: str = setting("string", default="ball", choices=LOOP_KINDS,
-                         doc='"ball" (3 rows), "revolute" (5 rows) or "distance" (1 row: a rigid strut of `length` between the points)')
-    axis_a: jax.Array = parameter(unit="", shape=(3,), default=(0.0, 0.0, 1.0), doc="revolute: the axis in body a's frame")
-    axis_b: jax.Array = parameter(unit="", shape=(3,), default=(0.0, 0.0, 1.0), doc="revolute: the axis in body b's frame")
+                         doc='"ball" (3 rows), "revolute" (5), "prismatic" (5: b\'s point slides along a\'s axis), '
+                             '"weld" (6) or "distance" (1: a rigid strut of `length` between the points)')
+    axis_a: jax.Array = parameter(unit="", shape=(3,), default=(0.0, 0.0, 1.0),
+                                  doc="revolute, prismatic, weld: the axis in body a's frame")
+    axis_b: jax.Array = parameter(unit="", shape=(3,), default=(0.0, 0.0, 1.0),
+                                  doc="revolute, prismatic, weld: the axis in body b's frame, kept parallel to a's")
+    reference_a: jax.Array = parameter(unit="", shape=(3,), default=(1.0, 0.0, 0.0),
+                                       doc="prismatic, weld: a direction across the axis in body a's frame (its part along the axis is dropped)")
+    reference_b: jax.Array = parameter(unit="", shape=(3,), default=(1.0, 0.0, 0.0),
+                                       doc="prismatic, weld: the direction in body b's frame kept parallel to reference_a (no turn about the axis)")
     length: jax.Array = parameter(unit="m", bound=(">=", 0.0), default=0.0, doc="distance: the strut's length, pin to pin")
     baumgarte: jax.Array = parameter(unit="rad/s", bound=(">=", 0.0), default=10.0, doc="ω of the drift's correction (critically damped)")
 
@@ -83,7 +140,7 @@ class Loop(ForceElement):
 
     @property
     def n_rows(self) -> int:
-        return {"ball": 3, "revolute": 5, "distance": 1}[self.joint]
+        return _ROWS[self.joint]
 
     @classmethod
     def file_rules(cls, values, given, fail):
@@ -91,19 +148,54 @@ class Loop(ForceElement):
         if "length" in given and joint != "distance":
             fail("length", 'only a "distance" loop has a length')
         for key in ("axis_a", "axis_b"):
-            if key in given and joint != "revolute":
-                fail(key, 'only a "revolute" loop has axes')
+            if key in given and joint not in ("revolute", "prismatic", "weld"):
+                fail(key, 'only a "revolute", "prismatic" or "weld" loop has axes')
+        for key in ("reference_a", "reference_b"):
+            if key in given and joint not in ("prismatic", "weld"):
+                fail(key, 'only a "prismatic" or "weld" loop has references across its axes')
+        for side in ("a", "b"):
+            n, r = np.asarray(values.get(f"axis_{side}", (0.0, 0.0, 1.0)), float), np.asarray(values.get(f"reference_{side}", (1.0, 0.0, 0.0)), float)
+            if joint in ("revolute", "prismatic", "weld") and np.linalg.norm(n) == 0.0:
+                fail(f"axis_{side}", "expected a non-zero direction")
+            elif joint in ("prismatic", "weld") and np.linalg.norm(np.cross(n, r)) < 1e-6 * np.linalg.norm(n) * np.linalg.norm(r):
+                fail(f"reference_{side}", f"expected a direction across axis_{side} (it is along it or zero)")
 
-    def force_on_a(self, lam, pa, pb):
-        """The world force (3,) the loop's multipliers ``lam`` (n_rows,) put on body a at its point."""
-        if self.joint == "distance":
-            d = pa - pb
-            return lam[0] * d / jnp.sqrt(jnp.sum(d * d) + 1e-30)
-        return lam[:3]
+    def _basis(self, dtype):
+        """Body-frame unit vectors: a's axis and two across it (for a prismatic or weld, a's reference r_a and
+        n_a × r_a), b's axis and b's reference."""
+        na = _unit(jnp.asarray(self.axis_a, dtype))
+        nb = _unit(jnp.asarray(self.axis_b, dtype))
+        if self.joint in ("prismatic", "weld"):
+            ra = jnp.asarray(self.reference_a, dtype)
+            ra = _unit(ra - (ra @ na) * na)
+            rb = jnp.asarray(self.reference_b, dtype)
+            rb = _unit(rb - (rb @ nb) * nb)
+            return na, ra, jnp.cross(na, ra), nb, rb
+        e1, e2 = _perpendiculars(na)
+        return na, e1, e2, nb, None
+
+    def _layout(self, A: _Side, B: _Side, dtype):
+        """The loop's rows as (point rows: 3 or 0, line directions (k, 3) fixed in a, orientation pairs
+        (u fixed in a, w fixed in b), world), from which every quantity below follows."""
+        _, e1, e2, nb, rb = self._basis(dtype)
+        across = jnp.stack([A.R @ e1, A.R @ e2])
+        nbw = B.R @ nb
+        pairs = []
+        if self.joint in ("revolute", "prismatic", "weld"):
+            pairs = [(across[0], nbw), (across[1], nbw)]
+        if self.joint in ("prismatic", "weld"):
+            pairs.append((across[1], B.R @ rb))  # s_a · r_b: no turn about the axis
+        point = self.joint in ("ball", "revolute", "weld")
+        lines = across if self.joint == "prismatic" else None
+        return point, lines, pairs
 
     def gap(self, phi):
-        """How far the loop is from closing (m), from its rows."""
-        return jnp.abs(phi[0]) if self.joint == "distance" else jnp.sqrt(jnp.sum(phi[:3] ** 2) + 1e-30)
+        """How far the loop is from closing (m), from its rows: the points apart (a prismatic's: b's point off
+        a's axis)."""
+        if self.joint == "distance":
+            return jnp.abs(phi[0])
+        k = 2 if self.joint == "prismatic" else 3
+        return jnp.sqrt(jnp.sum(phi[:k] ** 2) + 1e-30)
 
     def contribution(self, ctx: Context, z) -> Contribution:
         return Contribution()
@@ -114,42 +206,44 @@ class Loop(ForceElement):
     # -- the rows, from the tree's kinematics -----------------------------------------------------
 
     @staticmethod
-    def _frame(model, kin: Kinematics, body, point, dtype):
-        """World position, velocity and rotation of a body point, and the body's world angular velocity."""
+    def _frame(model, kin: Kinematics, body, point, dtype) -> _Side:
+        """World position, rotation, angular velocity and point velocity of a body point."""
         point = jnp.asarray(point, dtype)
         if body == "world":
             z = jnp.zeros(3, dtype)
-            return point, z, jnp.eye(3, dtype=dtype), z
+            return _Side(point, jnp.eye(3, dtype=dtype), z, z)
         i = model.index(body)
         R = kin.R[i]
         pos = kin.p[i] + R @ point
         if kin.twist is None:
-            return pos, None, R, None
+            return _Side(pos, R)
         tw = kin.twist[i]
-        return pos, R @ (tw[:3] + jnp.cross(tw[3:], point)), R, R @ tw[3:]
+        return _Side(pos, R, R @ tw[3:], R @ (tw[:3] + jnp.cross(tw[3:], point)))
 
     def rows(self, model, q, v=None):
         """φ(q) (n_rows,) and, with v, the velocity rows c = J_c v (n_rows,)."""
         dtype = jnp.result_type(q, float)
         kin = Kinematics.compute(model, q, v)
-        pa, va, Ra, wa = self._frame(model, kin, self.body_a, self.point_a, dtype)
-        pb, vb, Rb, wb = self._frame(model, kin, self.body_b, self.point_b, dtype)
+        A = self._frame(model, kin, self.body_a, self.point_a, dtype)
+        B = self._frame(model, kin, self.body_b, self.point_b, dtype)
+        d = A.p - B.p
         if self.joint == "distance":
-            d = pa - pb
             dist = jnp.sqrt(jnp.sum(d * d) + 1e-30)
             phi = (dist - self.length)[None]
-            return (phi, None) if v is None else (phi, (d @ (va - vb) / dist)[None])
-        phi = [pa - pb]
-        vel = None if v is None else [va - vb]
-        if self.joint == "revolute":
-            na = Ra @ jnp.asarray(self.axis_a, dtype)
-            nb = Rb @ jnp.asarray(self.axis_b, dtype)
-            na, nb = na / jnp.linalg.norm(na), nb / jnp.linalg.norm(nb)
-            e1a, e2a = _perpendiculars(jnp.asarray(self.axis_a, dtype) / jnp.linalg.norm(jnp.asarray(self.axis_a, dtype)))
-            e = jnp.stack([Ra @ e1a, Ra @ e2a])
-            phi.append(e @ nb)
+            return (phi, None) if v is None else (phi, (d @ (A.v - B.v) / dist)[None])
+        point, lines, pairs = self._layout(A, B, dtype)
+        phi, vel = [], []
+        if point:
+            phi.append(d)
+            vel.append(A.v - B.v if v is not None else None)
+        if lines is not None:  # e · d with e turning with a
+            phi.append(lines @ d)
             if v is not None:
-                vel.append(jnp.cross(e, nb[None]) @ (wa - wb))
+                vel.append(jnp.cross(A.w[None], lines) @ d + lines @ (A.v - B.v))
+        for u, w in pairs:
+            phi.append((u @ w)[None])
+            if v is not None:
+                vel.append((jnp.cross(u, w) @ (A.w - B.w))[None])
         phi = jnp.concatenate(phi)
         return (phi, None) if v is None else (phi, jnp.concatenate(vel))
 
@@ -160,97 +254,141 @@ class Loop(ForceElement):
         by automatic differentiation (tests/test_loops.py, 1e-12), without three passes over the tree.
 
         A body point r moves at R (v + ω × r) and accelerates, at v̇ = 0, by R (a_v + ω × v + α × r +
-        ω × (ω × r)) with (a_v, α) its bias acceleration; a revolute row (e_k × n_b)·(ω_a − ω_b) changes
-        by ((ω_a × e_k) × n_b + e_k × (ω_b × n_b))·(ω_a − ω_b) + (e_k × n_b)·(α_a − α_b)."""
+        ω × (ω × r)) with (a_v, α) its bias acceleration.  An orientation row u · w (u turning with a, w with
+        b) has the velocity row (u × w)·(ω_a − ω_b), which changes by ((ω_a × u) × w + u × (ω_b × w))·(ω_a −
+        ω_b) + (u × w)·(α_a − α_b).  A prismatic's line row e · d (e turning with a, d = p_a − p_b) has the
+        velocity row (ω_a × e)·d + e·Δv, which changes by (α_a × e + ω_a × (ω_a × e))·d + 2 (ω_a × e)·Δv + e·Δa."""
         dtype = kin.R.dtype
         nv = model.nv
 
-        def side(body, point):
+        def side(body, point) -> _Side:
             point = jnp.asarray(point, dtype)
             if body == "world":
                 z3 = jnp.zeros(3, dtype)
-                return point, jnp.eye(3, dtype=dtype), z3, jnp.zeros((3, nv), dtype), jnp.zeros((3, nv), dtype), z3, z3, z3
+                z = jnp.zeros((3, nv), dtype)
+                return _Side(point, jnp.eye(3, dtype=dtype), z3, z3, z, z, z3, z3)
             i = model.index(body)
             R, tw, a = kin.R[i], kin.twist[i], abias[i]
             Jb = jacobians(body)
             v, w = tw[:3], tw[3:]
             skew = jnp.array([[0.0, -point[2], point[1]], [point[2], 0.0, -point[0]], [-point[1], point[0], 0.0]], dtype)
-            J_point = R @ (Jb[:3] - skew @ Jb[3:])  # R (v + ω × r) = R (J_v − [r]× J_ω) v̇
             acc = R @ (a[:3] + jnp.cross(w, v) + jnp.cross(a[3:], point) + jnp.cross(w, jnp.cross(w, point)))
-            return kin.p[i] + R @ point, R, R @ w, J_point, R @ Jb[3:], acc, R @ a[3:], R @ (v + jnp.cross(w, point))
+            return _Side(kin.p[i] + R @ point, R, R @ w, R @ (v + jnp.cross(w, point)),
+                         R @ (Jb[:3] - skew @ Jb[3:]),  # R (v + ω × r) = R (J_v − [r]× J_ω) v̇
+                         R @ Jb[3:], acc, R @ a[3:])
 
-        pa, Ra, wa, Jpa, Jwa, acc_a, al_a, va = side(self.body_a, self.point_a)
-        pb, Rb, wb, Jpb, Jwb, acc_b, al_b, vb = side(self.body_b, self.point_b)
+        A = side(self.body_a, self.point_a)
+        B = side(self.body_b, self.point_b)
+        d, dv, da = A.p - B.p, A.v - B.v, A.acc - B.acc
         if self.joint == "distance":  # d/dt (ê · Δv) = ê · Δa + (|Δv|² − (ê · Δv)²) / |d|
-            d = pa - pb
             dist = jnp.sqrt(jnp.sum(d * d) + 1e-30)
             e = d / dist
-            dv = va - vb
-            return ((dist - self.length)[None], (e @ (Jpa - Jpb))[None],
-                    (e @ (acc_a - acc_b) + (dv @ dv - (e @ dv) ** 2) / dist)[None])
-        phi, J, bias = [pa - pb], [Jpa - Jpb], [acc_a - acc_b]
-        if self.joint == "revolute":
-            nb = Rb @ jnp.asarray(self.axis_b, dtype)
-            nb = nb / jnp.linalg.norm(nb)
-            axis = jnp.asarray(self.axis_a, dtype)
-            e1a, e2a = _perpendiculars(axis / jnp.linalg.norm(axis))
-            e = jnp.stack([Ra @ e1a, Ra @ e2a])
-            d = jnp.cross(e, nb[None])  # (2, 3)
-            phi.append(e @ nb)
-            J.append(d @ (Jwa - Jwb))
-            de = jnp.cross(jnp.cross(wa[None], e), nb[None]) + jnp.cross(e, jnp.cross(wb, nb)[None])
-            bias.append(de @ (wa - wb) + d @ (al_a - al_b))
+            return ((dist - self.length)[None], (e @ (A.Jp - B.Jp))[None], (e @ da + (dv @ dv - (e @ dv) ** 2) / dist)[None])
+        point, lines, pairs = self._layout(A, B, dtype)
+        phi, J, bias = [], [], []
+        if point:
+            phi.append(d)
+            J.append(A.Jp - B.Jp)
+            bias.append(da)
+        if lines is not None:
+            we = jnp.cross(A.w[None], lines)
+            phi.append(lines @ d)
+            J.append(lines @ (A.Jp - B.Jp) + jnp.cross(lines, d[None]) @ A.Jw)
+            bias.append((jnp.cross(A.alpha[None], lines) + jnp.cross(A.w[None], we)) @ d + 2.0 * we @ dv + lines @ da)
+        dw, dalpha = A.w - B.w, A.alpha - B.alpha
+        for u, w in pairs:
+            uw = jnp.cross(u, w)
+            phi.append((u @ w)[None])
+            J.append((uw @ (A.Jw - B.Jw))[None])
+            bias.append(((jnp.cross(jnp.cross(A.w, u), w) + jnp.cross(u, jnp.cross(B.w, w))) @ dw + uw @ dalpha)[None])
         return jnp.concatenate(phi), jnp.concatenate(J), jnp.concatenate(bias)
 
     def points(self, model, q):
         """World positions of the loop's two points."""
         dtype = jnp.result_type(q, float)
         kin = Kinematics.compute(model, q)
-        return (self._frame(model, kin, self.body_a, self.point_a, dtype)[0], self._frame(model, kin, self.body_b, self.point_b, dtype)[0])
+        return self._frame(model, kin, self.body_a, self.point_a, dtype).p, self._frame(model, kin, self.body_b, self.point_b, dtype).p
 
-    def moment_directions(self, model, q):
-        """(rows, 3): the world moment on body a of a unit multiplier of each row (zero for the
-        point rows)."""
-        return self.moment_directions_from(model, Kinematics.compute(model, q))
-
-    def moment_directions_from(self, model, kin: Kinematics):
+    def wrench_map(self, model, kin: Kinematics):
+        """(F_a, M_a, M_b), each (n_rows, 3), world axes: the force on body a at its point, the moment on body a
+        and the moment on body b of a unit multiplier of each row.  Body b feels −F_a at its point.  The
+        same split of J_cᵀ λ between the bodies as the rows' Jacobian: a prismatic's line row puts the moment
+        e × d on a alone (its force acts where b's point is)."""
         dtype = kin.R.dtype
-        zero = jnp.zeros((3, 3), dtype)
+        A = self._frame(model, kin, self.body_a, self.point_a, dtype)
+        B = self._frame(model, kin, self.body_b, self.point_b, dtype)
+        d = A.p - B.p
         if self.joint == "distance":
-            return jnp.zeros((1, 3), dtype)
-        if self.joint == "ball":
-            return zero
-        _, _, Ra, _ = self._frame(model, kin, self.body_a, self.point_a, dtype)
-        _, _, Rb, _ = self._frame(model, kin, self.body_b, self.point_b, dtype)
-        nb = Rb @ jnp.asarray(self.axis_b, dtype)
-        nb = nb / jnp.linalg.norm(nb)
-        e1a, e2a = _perpendiculars(jnp.asarray(self.axis_a, dtype) / jnp.linalg.norm(jnp.asarray(self.axis_a, dtype)))
-        e = jnp.stack([Ra @ e1a, Ra @ e2a])
-        return jnp.concatenate([zero, jnp.cross(e, nb[None])])
+            z = jnp.zeros((1, 3), dtype)
+            return (d / jnp.sqrt(jnp.sum(d * d) + 1e-30))[None], z, z
+        point, lines, pairs = self._layout(A, B, dtype)
+        F, Ma, Mb = [], [], []
+        if point:
+            F.append(jnp.eye(3, dtype=dtype))
+            Ma.append(jnp.zeros((3, 3), dtype))
+            Mb.append(jnp.zeros((3, 3), dtype))
+        if lines is not None:
+            F.append(lines)
+            Ma.append(jnp.cross(lines, d[None]))
+            Mb.append(jnp.zeros((2, 3), dtype))
+        for u, w in pairs:
+            uw = jnp.cross(u, w)[None]
+            F.append(jnp.zeros((1, 3), dtype))
+            Ma.append(uw)
+            Mb.append(-uw)
+        return jnp.concatenate(F), jnp.concatenate(Ma), jnp.concatenate(Mb)
 
     def output_units(self, model) -> dict:
-        return {"force": "N", "moment": "N m", "error": "m", "residual": ""}
+        return {"force": "N", "moment": "N m", "error": "m", "residual": "", "conditioning": ""}
 
     def valid_ranges(self, model) -> tuple:
         return (ValidRange("error", "loop's closure error", "closed kinematic loop",
                            "the loop's points drift more than 1 mm apart: the step is too coarse for the drift's "
                            "correction (baumgarte) and the constraint forces lag", upper=1e-3),
                 ValidRange("residual", "constraint solve's relative residual", "closed kinematic loop",
-                           "the loops are singular or over-constrained here (a linkage at a dead point): the "
-                           "constraint forces are not unique", upper=1e-6),)
+                           "the loops cannot hold together here (over-constrained, or a linkage moving through a "
+                           "dead point, where a row loses its stiffness): the motion leaves the constraint", upper=1e-6),
+                ValidRange("conditioning", "constraint rows' conditioning", "closed kinematic loop",
+                           "the loops are near a singular configuration (their rows nearly dependent: two struts "
+                           "coming into line): their forces are not unique and lose digits", lower=1e-8),)
 
 
 def check_closure(loop: Loop, model, q0, tol: float = 1e-6) -> str | None:
-    """Why ``loop`` cannot close at q0 (its points more than ``tol`` m apart, or its axes not
-    parallel), or None."""
+    """Why ``loop`` cannot close at q0 (its points more than ``tol`` m apart or off the axis, its axes not
+    parallel or, for a prismatic or weld, its references turned about the axis), or None."""
+    if loop.joint in ("prismatic", "weld"):
+        for s in ("a", "b"):
+            n, r = np.asarray(getattr(loop, f"axis_{s}"), float), np.asarray(getattr(loop, f"reference_{s}"), float)
+            if np.linalg.norm(np.cross(n, r)) < 1e-6 * np.linalg.norm(n) * np.linalg.norm(r):
+                return f"loop {loop.name!r}: reference_{s} must be a direction across axis_{s} (it is along it or zero)"
     phi, _ = loop.rows(model, jnp.asarray(q0))
     phi = np.asarray(phi)
-    gap = abs(float(phi[0])) if loop.joint == "distance" else float(np.linalg.norm(phi[:3]))
+    gap = float(loop.gap(phi))
     if gap > tol:
         if loop.joint == "distance":
             return f"loop {loop.name!r} does not close at q0: its points are {gap:.4g} m off its length {float(loop.length):g} m"
+        if loop.joint == "prismatic":
+            return f"loop {loop.name!r} does not close at q0: body b's point is {gap:.4g} m off body a's axis"
         return f"loop {loop.name!r} does not close at q0: its points are {gap:.4g} m apart"
-    if loop.joint == "revolute" and np.max(np.abs(phi[3:])) > tol:
-        return f"loop {loop.name!r} does not close at q0: its axes are {np.degrees(np.arcsin(min(1.0, np.max(np.abs(phi[3:]))))):.3g}° apart"
+    k = {"revolute": 3, "prismatic": 2, "weld": 3}.get(loop.joint)
+    if k is not None:
+        def deg(x):
+            return np.degrees(np.arcsin(min(1.0, float(np.max(np.abs(x))))))
+
+        if np.max(np.abs(phi[k : k + 2])) > tol:
+            return f"loop {loop.name!r} does not close at q0: its axes are {deg(phi[k : k + 2]):.3g}° apart"
+        if loop.joint != "revolute" and abs(phi[k + 2]) > tol:
+            return f"loop {loop.name!r} does not close at q0: its references are turned {deg(phi[k + 2:]):.3g}° about the axis"
     return None
 
+
+def load_urdf_with_loops(path, *, floating: bool = False, gravity=(0.0, 0.0, -9.81), xml: str | None = None):
+    """``(model, loops)``: a URDF file's tree (:func:`jaxmbd.load_urdf`) and the :class:`Loop` s that close
+    it.  Two conventions close loops in a URDF (:func:`jaxmbd.model.urdf_tree_and_loops`): a ``<joint>``
+    whose child link already hangs from another joint (SDFormat's: revolute and continuous close a
+    revolute loop, prismatic a prismatic one, fixed a weld, at the child's origin), and Drake's
+    ``<drake:ball_constraint>`` (a ball)."""
+    from .model import urdf_tree_and_loops
+
+    model, specs = urdf_tree_and_loops(path, floating=floating, gravity=gravity, xml=xml)
+    return model, tuple(Loop(**{k: (jnp.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in spec.items()}) for spec in specs)

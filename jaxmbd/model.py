@@ -381,8 +381,9 @@ def _urdf_links(root, src) -> dict:
     return links
 
 
-def _urdf_joint(jel, src, links, child_of, b):
-    """Add the child link of one URDF <joint> to the builder ``b``; ``child_of``: link -> its joint so far."""
+def _urdf_joint(jel, src, links, child_of, b, cuts):
+    """Add the child link of one URDF <joint> to the builder ``b``; ``child_of``: link -> its joint so far.
+    A joint whose child already hangs from another joint closes a loop: it goes to ``cuts`` (None: refused)."""
     jn = jel.get("name")
     where = f"{src}: joint {jn!r}"
     jt = jel.get("type")
@@ -393,14 +394,21 @@ def _urdf_joint(jel, src, links, child_of, b):
     for role, ln in (("parent", parent), ("child", child)):
         if ln not in links:
             raise ModelError(f"{where}: {role} link {ln!r} is not defined")
-    if child in child_of:
-        raise ModelError(f"{where}: link {child!r} already hangs from joint {child_of[child]!r}")
-    child_of[child] = jn
     ax_el = jel.find("axis")
     axis = _floats(ax_el.get("xyz") if ax_el is not None else None, 3, where + " axis", (1.0, 0.0, 0.0))
     n = np.linalg.norm(axis)
     if n > 1e-12 and abs(n - 1) < 1e-3:
         axis = axis / n  # URDF files print axes to a few digits
+    if child in child_of:
+        if cuts is None:
+            raise ModelError(f"{where}: link {child!r} already hangs from joint {child_of[child]!r} (a closed loop: "
+                             "read the file with jaxmbd.load_urdf_with_loops)")
+        if jt not in ("revolute", "continuous", "prismatic", "fixed"):
+            raise ModelError(f"{where}: a joint closing a loop (link {child!r} already hangs from joint "
+                             f"{child_of[child]!r}) must be revolute, continuous, prismatic or fixed, got {jt!r}")
+        cuts.append((jn, jt, parent, child, _origin(jel, where), axis))
+        return
+    child_of[child] = jn
     if jt in ("revolute", "continuous"):
         kind = Revolute(tuple(axis))
     elif jt == "prismatic":
@@ -414,6 +422,39 @@ def _urdf_joint(jel, src, links, child_of, b):
     b.add_body(child, body=links[child], joint=kind, parent=parent, placement=_origin(jel, where), joint_name=jn)
 
 
+DRAKE_NS = "{http://drake.mit.edu}"
+
+
+def _urdf_cut_joints(root, src, links, cuts) -> list[dict]:
+    """The loops of a URDF (:func:`urdf_tree_and_loops`) as the keyword arguments of
+    :class:`jaxmbd.loops.Loop`: its cut joints and Drake's ``<drake:ball_constraint>``s."""
+    out = []
+    for jn, jt, parent, child, pl, axis in cuts:
+        kind = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic", "fixed": "weld"}[jt]
+        if kind == "weld":
+            axis = np.array([0.0, 0.0, 1.0])
+        across = np.cross(axis, [1.0, 0.0, 0.0] if abs(axis[0]) < 0.9 else [0.0, 1.0, 0.0])
+        # the child's frame is the joint's frame (at zero joint motion): its point and axes in the parent's
+        # frame are the joint origin's, in the child's frame the origin and the axis itself
+        out.append(dict(name=jn, body_a=parent, body_b=child, point_a=pl.p, point_b=np.zeros(3), joint=kind,
+                        axis_a=pl.R @ axis, axis_b=axis, reference_a=pl.R @ across, reference_b=across))
+    for k, el in enumerate(root.findall(DRAKE_NS + "ball_constraint")):
+        where = f"{src}: <drake:ball_constraint> {k}"
+        parts = {}
+        for key, attr in (("body_A", "name"), ("body_B", "name"), ("p_AP", "value"), ("p_BQ", "value")):
+            sub = el.find(f"{DRAKE_NS}ball_constraint_{key}")
+            if sub is None or sub.get(attr) is None:
+                raise ModelError(f"{where}: needs <drake:ball_constraint_{key} {attr}=...>")
+            parts[key] = sub.get(attr)
+        for key in ("body_A", "body_B"):
+            if parts[key] not in links:
+                raise ModelError(f"{where}: {key} link {parts[key]!r} is not defined")
+        out.append(dict(name=f"ball_constraint_{k}", body_a=parts["body_A"], body_b=parts["body_B"], joint="ball",
+                        point_a=_floats(parts["p_AP"], 3, where + " p_AP", None),
+                        point_b=_floats(parts["p_BQ"], 3, where + " p_BQ", None)))
+    return out
+
+
 def load_urdf(path, *, floating: bool = False, gravity=(0.0, 0.0, -9.81), xml: str | None = None) -> Model:
     """Read a URDF file into a :class:`Model`.
 
@@ -424,6 +465,26 @@ def load_urdf(path, *, floating: bool = False, gravity=(0.0, 0.0, -9.81), xml: s
     the plane normal to its ``<axis>`` (:class:`~jaxmbd.joints.Planar`, q = two
     in-plane translations and the rotation about the axis).  ``floating`` joints
     are refused with the joint's name and the file.
+
+    A file that closes loops is refused in one line: :func:`jaxmbd.loops.load_urdf_with_loops` reads it.
+    """
+    return urdf_tree_and_loops(path, floating=floating, gravity=gravity, xml=xml, loops=False)[0]
+
+
+def urdf_tree_and_loops(path, *, floating: bool = False, gravity=(0.0, 0.0, -9.81), xml: str | None = None,
+                        loops: bool = True) -> tuple[Model, list[dict]]:
+    """``(model, loops)`` of a URDF file: the tree of :func:`load_urdf`, and its loops as the keyword arguments
+    of :class:`jaxmbd.loops.Loop` (``loops=False``: a file with loops is refused).
+
+    **Closed loops.**  URDF is a tree; two conventions close loops in it, and both are read as cut joints:
+
+    - a ``<joint>`` whose child link already hangs from another joint (the convention of SDFormat, whose
+      models may close loops): a revolute or continuous joint closes a ``revolute`` loop, a prismatic
+      joint a ``prismatic`` loop and a fixed joint a ``weld``, named after the joint, between its parent
+      link (at the joint's ``<origin>``) and its child link (at the child's origin: the child's frame is
+      the joint's frame at zero motion);
+    - Drake's ``<drake:ball_constraint>`` (``xmlns:drake="http://drake.mit.edu"``): a ``ball`` loop named
+      ``ball_constraint_<k>`` between ``body_A`` at ``p_AP`` and ``body_B`` at ``p_BQ`` (link frames).
     """
     src = str(path) if xml is None else (str(path) if path else "<urdf string>")
     try:
@@ -437,8 +498,11 @@ def load_urdf(path, *, floating: bool = False, gravity=(0.0, 0.0, -9.81), xml: s
     links = _urdf_links(root, src)
     b = ModelBuilder(gravity=gravity, source=src)
     child_of = {}
+    cuts = [] if loops else None
     for jel in root.findall("joint"):
-        _urdf_joint(jel, src, links, child_of, b)
+        _urdf_joint(jel, src, links, child_of, b, cuts)
+    if not loops and root.find(DRAKE_NS + "ball_constraint") is not None:
+        raise ModelError(f"{src}: <drake:ball_constraint> closes a loop: read the file with jaxmbd.load_urdf_with_loops")
     roots = [ln for ln in links if ln not in child_of]
     if len(roots) != 1:
         raise ModelError(f"{src}: expected one root link, found {len(roots)}: {roots}")
@@ -452,7 +516,7 @@ def load_urdf(path, *, floating: bool = False, gravity=(0.0, 0.0, -9.81), xml: s
     )
     # keep the root first: the builder orders depth first from the world
     b._entries.insert(0, b._entries.pop())
-    return b.build(single_root=True)
+    return b.build(single_root=True), (_urdf_cut_joints(root, src, links, cuts) if loops else [])
 
 
 __all__ = [

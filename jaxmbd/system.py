@@ -373,7 +373,7 @@ class System(eqx.Module):
         return tuple(f for f in self.forces if f.section == "loops")
 
     def _loop_solve(self, ctx, f_ext, tau):
-        """(v̇, λ, residual) of the tree under its loops (:func:`jaxmbd.dynamics.constrained.constrained_accelerations`)."""
+        """(v̇, λ, residual, conditioning) of the tree under its loops (:func:`jaxmbd.dynamics.constrained.constrained_accelerations`)."""
         from .dynamics.constrained import constrained_accelerations
 
         model, q, v, kin = self.model, ctx.q, ctx.v, ctx.kin
@@ -476,7 +476,7 @@ class System(eqx.Module):
             from .dynamics.constrained import loop_wrenches
 
             f_ext, tau, _, ctx = self.loads(t, q, v, z, forcing)
-            vdot, lam, residual = self._loop_solve(ctx, f_ext, tau)
+            vdot, lam, residual, conditioning = self._loop_solve(ctx, f_ext, tau)
             f_ext = f_ext + loop_wrenches(self.loops, self.model, ctx.kin, lam)
         elif joints and dynamics is None:  # the loads' context serves the elements' outputs too
             f_ext, tau, zdot, ctx = self.loads(t, q, v, z, forcing)
@@ -492,7 +492,7 @@ class System(eqx.Module):
             for k, val in f.outputs(ctx, z[s]).items():
                 out[f"{f.name}/{k}"] = val
         if loops:
-            out |= {k: val for k, val in _loop_outputs(self.loops, self.model, q, lam, residual).items()
+            out |= {k: val for k, val in _loop_outputs(self.loops, self.model, q, ctx.kin, lam, residual, conditioning).items()
                     if only is None or k.split("/")[0] in only}
         if joints:
             from .dynamics import joint_wrenches
@@ -503,18 +503,19 @@ class System(eqx.Module):
         return out
 
 
-def _loop_outputs(loops, model, q, lam, residual) -> dict:
-    """Each loop's force, moment, error and the solve's residual, by the loop's name."""
+def _loop_outputs(loops, model, q, kin, lam, residual, conditioning) -> dict:
+    """Each loop's force and moment on body a, its closure error, and the solve's residual and
+    conditioning, by the loop's name."""
     out, k = {}, 0
     for lp in loops:
         m = lp.n_rows
         lk = lam[k : k + m]
-        phi, _ = lp.rows(model, q)
-        pa, pb = lp.points(model, q)
-        out[f"{lp.name}/force"] = lp.force_on_a(lk, pa, pb)
-        out[f"{lp.name}/moment"] = lk @ lp.moment_directions(model, q)
-        out[f"{lp.name}/error"] = lp.gap(phi)  # finite gradient at closure
+        Fa, Ma, _ = lp.wrench_map(model, kin)
+        out[f"{lp.name}/force"] = lk @ Fa
+        out[f"{lp.name}/moment"] = lk @ Ma
+        out[f"{lp.name}/error"] = lp.gap(lp.rows(model, q)[0])  # finite gradient at closure
         out[f"{lp.name}/residual"] = residual
+        out[f"{lp.name}/conditioning"] = conditioning
         k += m
     return out
 

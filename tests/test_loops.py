@@ -160,7 +160,7 @@ def test_a_frame_pin_force_against_the_truss_by_hand():
 
 @pytest.mark.parametrize("kw, message", [
     (dict(body_b="coupler"), "body_a and body_b are both 'coupler'"),
-    (dict(joint="weld"), "joint must be one of ball, revolute"),
+    (dict(joint="hinge"), "joint must be one of ball, revolute, prismatic, weld, distance"),
 ])
 def test_bad_loops_are_refused(kw, message):
     args = dict(name="pin", body_a="coupler", body_b="rocker", point_a=jnp.array([B, 0.0, 0.0]), point_b=jnp.array([C, 0.0, 0.0]))
@@ -331,17 +331,18 @@ def test_the_floating_crane_closed_by_a_cut_joint_carries_its_cargo():
 
 
 def test_the_written_out_loop_terms_equal_automatic_differentiation():
-    """φ, J_c and J̇_c v of ball and revolute loops, and of a loop to the world, written out from the
+    """φ, J_c and J̇_c v of ball, revolute, prismatic, weld and distance loops, and of a loop to the world, written out from the
     kinematics (Loop.terms, what the solve uses) against their automatic derivatives (loop_terms), at a
     moving, closed and an unclosed state: 1e-12 of their size."""
     from jaxmbd.dynamics.constrained import loop_terms_from
     from jaxmbd.kinematics import Kinematics
 
     rng = np.random.default_rng(3)
-    for joint in ("ball", "revolute", "distance"):
+    for joint in ("ball", "revolute", "prismatic", "weld", "distance"):
         model, loop = four_bar(joint)
         world = Loop(name="w", body_a="crank", body_b="world", point_a=jnp.array([0.5, 0.1, -0.2]), point_b=jnp.array([0.3, 0.0, 0.4]),
-                     joint=joint, axis_a=jnp.array([0.0, 1.0, 0.0]), axis_b=jnp.array([0.2, 1.0, 0.1]), length=jnp.asarray(0.7))
+                     joint=joint, axis_a=jnp.array([0.0, 1.0, 0.0]), axis_b=jnp.array([0.2, 1.0, 0.1]), length=jnp.asarray(0.7),
+                     reference_a=jnp.array([0.3, 0.1, 1.0]), reference_b=jnp.array([1.0, -0.2, 0.4]))
         if joint == "distance":  # the linkage closed by a strut of the coupler-rocker tip gap instead
             loop = Loop(name="pin", body_a="coupler", body_b="rocker", point_a=jnp.array([B, 0.0, 0.0]),
                         point_b=jnp.array([C, 0.0, 0.0]), joint="distance", length=jnp.asarray(0.3))
@@ -380,7 +381,253 @@ def test_a_distance_loop_is_a_pendulum():
 
 
 def test_unused_loop_keys_are_refused(tmp_path):
-    """Axes on a ball loop would be ignored: one line naming the key."""
-    extra = '[[loops]]\nname = "w"\nbody_a = "crank"\nbody_b = "world"\npoint_a = [0, 0, 0]\npoint_b = [0, 0, 0]\naxis_a = [0, 1, 0]'
-    with pytest.raises(mbd.SystemFileError, match=r'loops\[1\]\.axis_a: only a "revolute" loop has axes'):
-        mbd.load_system(four_bar_file(tmp_path, None, extra))
+    """Axes on a ball loop and references on a revolute would be ignored, and a prismatic's reference
+    along its axis fixes nothing: one line naming the key."""
+    head = '[[loops]]\nname = "w"\nbody_a = "crank"\nbody_b = "world"\npoint_a = [0, 0, 0]\npoint_b = [0, 0, 0]\n'
+    for extra, message in ((head + 'axis_a = [0, 1, 0]', r'loops\[1\]\.axis_a: only a "revolute", "prismatic" or "weld" loop has axes'),
+                           (head + 'joint = "revolute"\nreference_a = [1, 0, 0]',
+                            r'loops\[1\]\.reference_a: only a "prismatic" or "weld" loop has references'),
+                           (head + 'joint = "prismatic"\naxis_b = [2, 0, 0]',
+                            r'loops\[1\]\.reference_b: expected a direction across axis_b \(it is along it or zero\)')):
+        with pytest.raises(mbd.SystemFileError, match=message) as err:
+            mbd.load_system(four_bar_file(tmp_path, None, extra))
+        assert "\n" not in str(err.value)
+
+
+def test_a_weld_moves_as_one_body():
+    """A block free in space welded to a pendulum's arm (its frame turned 90° about z and 30° about x from
+    the arm's, so the axes and references differ in the two bodies) swings as the same block fixed to the
+    arm in the tree: both angles over 2 s within 1e-8 (Tsit5 at 1e-12).  Welded to the world instead,
+    at rest, the weld carries the block's weight and its moment about the weld's point (1e-9)."""
+    from scipy.spatial.transform import Rotation
+
+    arm = Body(4.0, (0.0, 0.0, -0.6), np.diag([0.5, 0.5, 0.01]))
+    block = Body(7.0, (0.3, -0.2, 0.1), np.array([[0.4, 0.05, 0.0], [0.05, 0.3, 0.02], [0.0, 0.02, 0.2]]))
+    tip = np.array([0.0, 0.0, -1.2])
+    R_rel = Rotation.from_euler("zx", [90.0, 30.0], degrees=True).as_matrix()  # the block's frame in the arm's
+    th0 = 0.7
+    tight = Integrator("tsit5", rtol=1e-12, atol=1e-12)
+
+    b = ModelBuilder()
+    b.add_body("arm", body=arm, joint=mbd.Revolute((0.0, 1.0, 0.0)))
+    b.add_body("block", body=block, joint=mbd.Fixed(), parent="arm", placement=Placement(R=R_rel, p=tip))
+    ref = simulate(System(b.build(), ()), 2.0, save_dt=0.1, integrator=tight, q0=jnp.asarray([th0]))
+
+    b = ModelBuilder()
+    b.add_body("arm", body=arm, joint=mbd.Revolute((0.0, 1.0, 0.0)))
+    b.add_body("block", body=block, joint=mbd.Free())
+    model = b.build()
+    R_arm = Rotation.from_rotvec([0.0, th0, 0.0]).as_matrix()
+    q_block = Rotation.from_matrix(R_arm @ R_rel).as_quat()  # x, y, z, w
+    q0 = jnp.asarray([th0, *(R_arm @ tip), q_block[3], *q_block[:3]])
+    axis_a, ref_a = np.array([0.3, 1.0, -0.2]), np.array([1.0, 0.0, 0.5])
+    weld = Loop(name="weld", body_a="arm", body_b="block", point_a=jnp.asarray(tip), point_b=jnp.zeros(3), joint="weld",
+                axis_a=jnp.asarray(axis_a), axis_b=jnp.asarray(R_rel.T @ axis_a),
+                reference_a=jnp.asarray(ref_a), reference_b=jnp.asarray(R_rel.T @ ref_a))
+    res = simulate(System(model, (weld,)), 2.0, save_dt=0.1, integrator=tight, q0=q0)
+    th = np.asarray(ref.q)[:, 0]
+    assert np.ptp(th) > 1.0  # it swung
+    assert np.max(np.abs(np.asarray(res.q)[:, 0] - th)) < 1e-8
+    R_block = Rotation.from_quat(np.asarray(res.q)[:, [5, 6, 7, 4]]).as_matrix()
+    R_expected = Rotation.from_rotvec(np.outer(th, [0.0, 1.0, 0.0])).as_matrix() @ R_rel
+    assert np.max(np.abs(R_block - R_expected)) < 1e-8
+    assert np.max(np.asarray(res.outputs["weld/error"])) < 1e-9
+
+    # welded to the world at rest: force and moment on the block hold its weight
+    b = ModelBuilder()
+    b.add_body("block", body=block, joint=mbd.Free())
+    alone = b.build()
+    p_weld = np.array([0.5, 0.2, 1.0])
+    held = Loop(name="weld", body_a="block", body_b="world", point_a=jnp.zeros(3), point_b=jnp.asarray(p_weld), joint="weld",
+                axis_b=jnp.asarray(R_rel @ [0.0, 0.0, 1.0]), reference_b=jnp.asarray(R_rel @ [1.0, 0.0, 0.0]))
+    q = jnp.asarray([*p_weld, *Rotation.from_matrix(R_rel).as_quat()[[3, 0, 1, 2]]])
+    system = System(alone, (held,))
+    y = (q, jnp.zeros(6), jnp.zeros(0))
+    out = system.outputs(0.0, y)
+    W = np.array([0.0, 0.0, -7.0 * 9.81])
+    c = R_rel @ np.asarray(block.com)  # the centre of mass from the weld's point, world axes
+    np.testing.assert_allclose(np.asarray(out["weld/force"]), -W, rtol=0, atol=1e-9 * 7.0 * 9.81)
+    np.testing.assert_allclose(np.asarray(out["weld/moment"]), -np.cross(c, W), rtol=0, atol=1e-9 * 7.0 * 9.81)
+    assert np.max(np.abs(np.asarray(system.rhs(0.0, y)[1]))) < 1e-9
+
+
+def test_a_prismatic_loop_is_a_frictionless_rail():
+    """A body free in space on a prismatic loop along a rail inclined at 25°, its centre of mass 0.4 m off
+    the rail: from rest it slides as s = g sin α t²/2 without turning (1e-9 m, 1e-9 rad over 1.5 s), and the
+    rail's force and moment on the world are, in closed form, minus the normal force m g cos α and the
+    moment that keeps the body from turning (1e-8 of m g)."""
+    from scipy.spatial.transform import Rotation
+
+    alpha, m, h, g = np.radians(25.0), 3.0, 0.4, 9.81
+    along = np.array([np.cos(alpha), 0.0, -np.sin(alpha)])
+    normal = np.array([np.sin(alpha), 0.0, np.cos(alpha)])
+    b = ModelBuilder()
+    b.add_body("slider", body=Body(m, tuple(h * normal), np.diag([0.2, 0.3, 0.25])), joint=mbd.Free())
+    model = b.build()
+    rail = Loop(name="rail", body_a="world", body_b="slider", point_a=jnp.zeros(3), point_b=jnp.zeros(3), joint="prismatic",
+                axis_a=jnp.asarray(along), axis_b=jnp.asarray(along), reference_a=jnp.asarray(normal), reference_b=jnp.asarray(normal))
+    res = simulate(System(model, (rail,)), 1.5, save_dt=0.1, integrator=Integrator("tsit5", rtol=1e-12, atol=1e-12),
+                   q0=jnp.asarray([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]))
+    t = np.asarray(res.time)
+    s = 0.5 * g * np.sin(alpha) * t**2
+    np.testing.assert_allclose(np.asarray(res.q)[:, :3], s[:, None] * along, rtol=0, atol=1e-9)
+    assert np.max(np.abs(Rotation.from_quat(np.asarray(res.q)[:, [4, 5, 6, 3]]).as_rotvec())) < 1e-9
+    # on the slider: F + m g = m a and, about its point, M + c × m g = c × m a (it does not turn)
+    acc = g * np.sin(alpha) * along
+    gvec = np.array([0.0, 0.0, -g])
+    F = m * (acc - gvec)
+    np.testing.assert_allclose(F, m * g * np.cos(alpha) * normal, atol=1e-12)
+    M = np.cross(h * normal, m * (acc - gvec))
+    for k in (0, 10):  # the world's point is the rail's origin; the slider is s_k down the rail
+        d = s[k] * along
+        np.testing.assert_allclose(np.asarray(res.outputs["rail/force"])[k], -F, rtol=0, atol=1e-8 * m * g)
+        np.testing.assert_allclose(np.asarray(res.outputs["rail/moment"])[k], -M - np.cross(d, F), rtol=0, atol=1e-8 * m * g)
+
+
+def slider_crank(closure):
+    """A slider-crank in the x-z plane: a 0.3 m crank about y at the origin, a 1 m rod, a 2 kg slider on x.
+    ``closure="tree"``: the slider on a prismatic joint of the tree, the rod hung from it and pinned to the
+    crank's tip by a revolute loop; ``"prismatic"``: crank, rod and slider a chain of the tree, the slider
+    kept on its line by a prismatic loop to the world."""
+    r, ell = 0.3, 1.0
+    crank, rod_ = rod(1.0, r), Body(1.5, (0.5, 0.0, 0.0), np.diag([1e-3, 0.125, 0.125]))
+    slider = Body(2.0, (0.0, 0.0, 0.0), np.diag([0.01, 0.02, 0.01]))
+    yaxis = jnp.array([0.0, 1.0, 0.0])
+    b = ModelBuilder()
+    b.add_body("crank", body=crank, joint=mbd.Revolute((0.0, 1.0, 0.0)))
+    if closure == "tree":
+        b.add_body("slider", body=slider, joint=mbd.Prismatic((1.0, 0.0, 0.0)))
+        b.add_body("rod", body=rod_, joint=mbd.Revolute((0.0, 1.0, 0.0)), parent="slider")
+        loop = Loop(name="pin", body_a="rod", body_b="crank", point_a=jnp.array([ell, 0.0, 0.0]), point_b=jnp.array([r, 0.0, 0.0]),
+                    joint="revolute", axis_a=yaxis, axis_b=yaxis)
+    else:
+        b.add_body("rod", body=rod_, joint=mbd.Revolute((0.0, 1.0, 0.0)), parent="crank", placement=Placement(p=np.array([r, 0.0, 0.0])))
+        b.add_body("slider", body=slider, joint=mbd.Revolute((0.0, 1.0, 0.0)), parent="rod", placement=Placement(p=np.array([ell, 0.0, 0.0])))
+        loop = Loop(name="rail", body_a="world", body_b="slider", point_a=jnp.zeros(3), point_b=jnp.zeros(3), joint="prismatic",
+                    axis_a=jnp.array([1.0, 0.0, 0.0]), axis_b=jnp.array([1.0, 0.0, 0.0]),
+                    reference_a=jnp.array([0.0, 0.0, 1.0]), reference_b=jnp.array([0.0, 0.0, 1.0]))
+    return b.build(), loop, r, ell
+
+
+def test_a_slider_crank_on_a_prismatic_loop_moves_as_on_a_prismatic_joint():
+    """The slider-crank closed by a prismatic loop (the slider's rail cut) and with the slider on the
+    tree's prismatic joint (the crank pin cut) move alike: the crank angle over 2 s from rest at 60° under
+    gravity within 1e-8 rad (Tsit5 at 1e-12), the slider on its line within 1e-9 m."""
+    th0 = np.radians(60.0)
+    tight = Integrator("tsit5", rtol=1e-12, atol=1e-12)
+    model, loop, r, ell = slider_crank("tree")
+    tip = np.array([r * np.cos(th0), -r * np.sin(th0)])  # crank tip (x, z)
+    phi = np.arcsin(tip[1] / ell)  # the rod's angle below x, from the slider at (x_s, 0)
+    xs = tip[0] - ell * np.cos(phi)
+    # the rod's frame turned about +y by β puts its x-axis at (cos β, −sin β): it points from the slider to the tip
+    beta = -phi
+    ref = simulate(System(model, (loop,)), 2.0, save_dt=0.1, integrator=tight, q0=jnp.asarray([th0, xs, beta]))
+    model, loop, _, _ = slider_crank("prismatic")
+    # the chain: the rod's angle relative to the crank, the slider's relative to the rod (back to level)
+    res = simulate(System(model, (loop,)), 2.0, save_dt=0.1, integrator=tight,
+                   q0=jnp.asarray([th0, np.pi + beta - th0, -(np.pi + beta)]))
+    th_ref, th = np.asarray(ref.q)[:, 0], np.asarray(res.q)[:, 0]
+    assert np.ptp(th_ref) > 1.0  # it turned
+    assert np.max(np.abs(th - th_ref)) < 1e-8, np.max(np.abs(th - th_ref))
+    assert np.max(np.asarray(res.outputs["rail/error"])) < 1e-9
+
+
+def between_struts(delta):
+    """A 50 kg body free in space at the origin, held by two 2 m struts (distance loops) from world points on
+    either side, each rising at ``delta`` above the horizontal: in line at delta = 0."""
+    b = ModelBuilder()
+    b.add_body("mass", body=Body(50.0, (0.0, 0.0, 0.0), np.diag([1.0, 1.0, 1.0])), joint=mbd.Free())
+    struts = tuple(Loop(name=f"strut{k}", body_a="mass", body_b="world", point_a=jnp.zeros(3),
+                        point_b=jnp.asarray([s * 2.0 * np.cos(delta), 0.0, 2.0 * np.sin(delta)]), joint="distance",
+                        length=jnp.asarray(2.0)) for k, s in enumerate((-1.0, 1.0)))
+    return System(b.build(), struts), (jnp.asarray([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]), jnp.zeros(6), jnp.zeros(0))
+
+
+def test_singular_configurations_are_reported_not_nan():
+    """A body hung between two struts: at 30° each carries W / (2 sin 30°) by hand (1e-9) and the rows are
+    well conditioned; 1e-5 rad from in line the rows are nearly the same (the struts' forces, W / (2 sin δ),
+    lose digits): the conditioning output falls below 1e-8 and the run's range check says so, with the
+    accelerations and forces finite.  A pendulum whose tip is also held by a strut along it (a dead point:
+    the strut's row has no stiffness there) passing through with speed cannot keep the strut's length: the
+    residual is O(1), reported, and nothing is NaN."""
+    from jaxmbd.validity import check
+
+    W = 50.0 * 9.81
+    system, y = between_struts(np.radians(30.0))
+    out = system.outputs(0.0, y)
+    assert float(out["strut0/conditioning"]) > 0.1
+    for k in (0, 1):
+        np.testing.assert_allclose(np.linalg.norm(np.asarray(out[f"strut{k}/force"])), W / (2 * np.sin(np.radians(30.0))), rtol=1e-9)
+    system, y = between_struts(1e-5)
+    out = system.outputs(0.0, y)
+    assert float(out["strut0/conditioning"]) < 1e-8
+    assert np.all(np.isfinite(np.asarray(system.rhs(0.0, y)[1]))) and np.all(np.isfinite(np.asarray(out["strut0/force"])))
+    series = {k: np.asarray(v)[None] for k, v in out.items()}
+    assert any(e.element.startswith("strut") and "singular" in e.limit for e in check(system, np.zeros(1), series, False))
+
+    b = ModelBuilder()
+    b.add_body("arm", body=rod(2.0, 1.0), joint=mbd.Revolute((0.0, 1.0, 0.0)))
+    strut = Loop(name="strut", body_a="arm", body_b="world", point_a=jnp.array([1.0, 0.0, 0.0]), point_b=jnp.array([2.0, 0.0, 0.0]),
+                 joint="distance", length=jnp.asarray(1.0))
+    system = System(b.build(), (strut,))
+    y = (jnp.zeros(1), jnp.ones(1), jnp.zeros(0))
+    out = system.outputs(0.0, y)
+    assert float(out["strut/residual"]) > 0.5
+    assert np.all(np.isfinite(np.asarray(system.rhs(0.0, y)[1])))
+    series = {k: np.asarray(v)[None] for k, v in out.items()}
+    assert any(e.element == "strut" and "dead point" in e.limit for e in check(system, np.zeros(1), series, False))
+
+
+def rod_link(name, m, L):
+    I = np.diag([1e-3 * m * L**2, m * L**2 / 12, m * L**2 / 12])
+    return (f'<link name="{name}"><inertial><origin xyz="{L / 2} 0 0"/><mass value="{m}"/>'
+            f'<inertia ixx="{float(I[0, 0])!r}" iyy="{float(I[1, 1])!r}" izz="{float(I[2, 2])!r}" ixy="0" ixz="0" iyz="0"/></inertial></link>')
+
+
+def four_bar_urdf(closure):
+    """The four-bar as a URDF, closed by a cut joint (a revolute joint to a link that already hangs from
+    another: a massless frame at the rocker's tip) or by Drake's ball constraint."""
+    cut = {"joint": '<link name="rocker_tip"/>'
+                    f'<joint name="tip" type="fixed"><parent link="rocker"/><child link="rocker_tip"/><origin xyz="{C} 0 0"/></joint>'
+                    f'<joint name="pin" type="revolute"><parent link="coupler"/><child link="rocker_tip"/><origin xyz="{B} 0 0"/>'
+                    '<axis xyz="0 1 0"/></joint>',
+           "drake": '<drake:ball_constraint><drake:ball_constraint_body_A name="coupler"/><drake:ball_constraint_body_B name="rocker"/>'
+                    f'<drake:ball_constraint_p_AP value="{B} 0 0"/><drake:ball_constraint_p_BQ value="{C} 0 0"/></drake:ball_constraint>'}[closure]
+    return ('<robot name="four_bar" xmlns:drake="http://drake.mit.edu"><link name="ground"/>'
+            + rod_link("crank", MASS[0], A) + rod_link("coupler", MASS[1], B) + rod_link("rocker", MASS[2], C)
+            + '<joint name="j1" type="revolute"><parent link="ground"/><child link="crank"/><axis xyz="0 1 0"/></joint>'
+            f'<joint name="j2" type="revolute"><parent link="crank"/><child link="coupler"/><origin xyz="{A} 0 0"/><axis xyz="0 1 0"/></joint>'
+            f'<joint name="j3" type="revolute"><parent link="ground"/><child link="rocker"/><origin xyz="{D} 0 0"/><axis xyz="0 1 0"/></joint>'
+            + cut + "</robot>")
+
+
+def test_loops_are_read_from_urdf(tmp_path):
+    """A URDF four-bar closed by a revolute joint to a link that already hangs from another (SDFormat's
+    convention) and by Drake's <drake:ball_constraint>: the loops read (revolute, ball) give the Python
+    linkage's accelerations (1e-12), also through a system file's [model] urdf.  Read by load_urdf (a tree),
+    or with a cut joint of a kind no loop has, the file is refused in one line."""
+    q = jnp.asarray(closed_q(np.radians(40.0)))
+    v = jnp.asarray(null_velocity(four_bar()[0], four_bar()[1], np.asarray(q), 0.8))
+    for closure, joint in (("joint", "revolute"), ("drake", "ball")):
+        path = tmp_path / f"{closure}.urdf"
+        path.write_text(four_bar_urdf(closure))
+        model, loops = mbd.load_urdf_with_loops(path)
+        assert [lp.joint for lp in loops] == [joint]
+        ref_model, ref_loop = four_bar(joint)
+        a = System(model, loops).rhs(0.0, (q, v, jnp.zeros(0)))[1]
+        b = System(ref_model, (ref_loop,)).rhs(0.0, (q, v, jnp.zeros(0)))[1]
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=0, atol=1e-12 * np.abs(np.asarray(b)).max())
+        with pytest.raises(mbd.ModelError, match="closed loop|closes a loop") as err:
+            mbd.load_urdf(path)
+        assert "\n" not in str(err.value) and "load_urdf_with_loops" in str(err.value)
+    toml = tmp_path / "urdf_four_bar.toml"
+    toml.write_text(f'name = "urdf_four_bar"\n[model]\nurdf = "joint.urdf"\n[model.q0]\nj1 = [{float(q[0])!r}]\n'
+                    f'j2 = [{float(q[1])!r}]\nj3 = [{float(q[2])!r}]\n[simulation]\nduration = 0.1\nsave_dt = 0.1\n')
+    loaded = mbd.load_system(toml)
+    assert [lp.name for lp in loaded.system.loops] == ["pin"]
+    a = loaded.system.rhs(0.0, (q, v, jnp.zeros(0)))[1]
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=0, atol=1e-12 * np.abs(np.asarray(b)).max())
+    (tmp_path / "joint.urdf").write_text(four_bar_urdf("joint").replace('name="pin" type="revolute"', 'name="pin" type="planar"'))
+    with pytest.raises(mbd.SystemFileError, match=r"model\.urdf: .*joint 'pin': a joint closing a loop .* must be revolute") as err:
+        mbd.load_system(toml)
+    assert "\n" not in str(err.value)

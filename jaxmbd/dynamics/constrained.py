@@ -1,7 +1,7 @@
 """The dynamics of a tree closed by loops: Lagrange multipliers on the tree's coordinates (RBDA ch. 8).
 
 The loops are objects with ``rows(model, q[, v])`` (φ and the velocity rows J_c v), ``n_rows``,
-``baumgarte`` and ``moment_directions_from(model, kin)``, :class:`jaxmbd.loops.Loop` for one;
+``baumgarte``, ``terms`` (the rows written out) and ``wrench_map(model, kin)``, :class:`jaxmbd.loops.Loop` for one;
 :mod:`jaxmbd.loops` describes the method and its constants.
 """
 
@@ -44,8 +44,8 @@ def loop_terms_from(loops, model, q, v, kin: Kinematics):
 
 
 def constrained_accelerations(loops, model, q, v, M, b, kin: Kinematics | None = None):
-    """(v̇, λ (m,), relative residual) of the tree under its loops (the solve :mod:`jaxmbd.loops`
-    describes): Cholesky of M, proximal iterations on S = J_c M⁻¹ J_cᵀ."""
+    """(v̇, λ (m,), relative residual, conditioning) of the tree under its loops (the solve
+    :mod:`jaxmbd.loops` describes): Cholesky of M, proximal iterations on S = J_c M⁻¹ J_cᵀ."""
     from jax.scipy.linalg import cho_factor, cho_solve
 
     phi, J, jdot_v = loop_terms(loops, model, q, v) if kin is None else loop_terms_from(loops, model, q, v, kin)
@@ -67,34 +67,39 @@ def constrained_accelerations(loops, model, q, v, M, b, kin: Kinematics | None =
     for _ in range(4):
         lam = lam + cho_solve(cS, r - S @ lam)
     lam = jnp.where(live, lam, 0.0)
-    # the part of r that no multiplier reaches (conflicting loops), over r: near roundoff for loops that
-    # can hold together, O(1) for loops that cannot (their multipliers then grow as 1/μ)
-    residual = jnp.linalg.norm(S @ lam - r) / (jnp.linalg.norm(r) + jnp.finfo(r.dtype).tiny)
-    return Minv_b + Minv_JT @ lam, lam, residual
+    # the part of the demand that no multiplier reaches, over the demand: near roundoff for loops that can
+    # hold together, O(1) for loops that cannot (conflicting loops, whose multipliers then grow as 1/μ, or
+    # a row with no stiffness at this configuration asked to accelerate: a linkage moving through a dead
+    # point).  An empty row's demand is its bias acceleration alone: a planar linkage's out-of-plane row
+    # asks for none, whatever its drift.
+    dead = jnp.where(live, 0.0, jdot_v)
+    residual = jnp.sqrt(jnp.sum((S @ lam - r) ** 2) + jnp.sum(dead**2)) / (
+        jnp.sqrt(jnp.sum(r**2) + jnp.sum(dead**2)) + jnp.finfo(r.dtype).tiny)
+    # the live rows' conditioning, each row scaled to a unit diagonal (rows in m and in rad compare): 1 for
+    # independent rows, → 0 at a singular configuration, where the multipliers lose that many digits
+    d = jnp.where(live, jnp.sqrt(jnp.where(live, jnp.diagonal(S), 1.0)), 1.0)
+    eig = jnp.linalg.eigvalsh(S / d[:, None] / d[None, :] + jnp.diag(jnp.where(live, 0.0, 1.0)))
+    conditioning = eig[0] / eig[-1]
+    return Minv_b + Minv_JT @ lam, lam, residual, conditioning
 
 
 def loop_wrenches(loops, model, kin: Kinematics, lam):
     """The loops' forces on the bodies as body-frame wrenches (n, 6), [force; moment about the body
-    origin]: on body a the loop's force at its point and its moment, on body b their opposites."""
+    origin]: on body a the loop's force at its point and its moment, on body b the opposite force at its
+    point and its moment (``Loop.wrench_map``)."""
     W = jnp.zeros((model.n_bodies, 6), dtype=lam.dtype)
     k = 0
     for lp in loops:
         m = lp.n_rows
         lk = lam[k : k + m]
-        q_dirs = lp.moment_directions_from(model, kin)
-
-        def world_point(body, point):
-            point = jnp.asarray(point, lam.dtype)
-            return point if body == "world" else kin.p[model.index(body)] + kin.R[model.index(body)] @ point
-
-        F = lp.force_on_a(lk, world_point(lp.body_a, lp.point_a), world_point(lp.body_b, lp.point_b))
-        Mw = lk @ q_dirs
-        for body, point, sign in ((lp.body_a, lp.point_a, 1.0), (lp.body_b, lp.point_b, -1.0)):
+        Fa, Ma, Mb = lp.wrench_map(model, kin)
+        F = lk @ Fa
+        for body, point, f, mom in ((lp.body_a, lp.point_a, F, lk @ Ma), (lp.body_b, lp.point_b, -F, lk @ Mb)):
             if body == "world":
                 continue
             i = model.index(body)
             R = kin.R[i]
-            f_b = sign * (R.T @ F)
-            W = W.at[i].add(jnp.concatenate([f_b, jnp.cross(jnp.asarray(point, lam.dtype), f_b) + sign * (R.T @ Mw)]))
+            f_b = R.T @ f
+            W = W.at[i].add(jnp.concatenate([f_b, jnp.cross(jnp.asarray(point, lam.dtype), f_b) + R.T @ mom]))
         k += m
     return W

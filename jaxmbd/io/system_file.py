@@ -494,6 +494,7 @@ class _Loader:
         self.r = r
         self.config = config
         self.path = path
+        self.urdf_loops = ()  # the loops a [model] URDF closes (load_urdf(..., loops=True))
 
     def load(self, validate: bool = True) -> LoadedSystem:
         r = self.r
@@ -509,7 +510,7 @@ class _Loader:
         hydro = self.build_hydro(cfg)
         forces = self.build_elements(cfg, "forces")
         controllers = self.build_elements(cfg, "controllers")
-        loops = self.build_elements(cfg, "loops")
+        loops = self.build_elements(cfg, "loops") + [("model.urdf", lp) for lp in self.urdf_loops]
         elements = self.elements = hydro + forces + controllers + loops
         self.check_unique_names(elements)
         report = self.report_joints(cfg)
@@ -586,9 +587,9 @@ class _Loader:
         urdf = r.path(m, "model", "urdf")
         floating = r.boolean(m, "model", "floating", False)
         try:
-            from ..model import load_urdf
+            from ..loops import load_urdf_with_loops
 
-            base = load_urdf(urdf, floating=floating, gravity=gravity)
+            base, self.urdf_loops = load_urdf_with_loops(urdf, floating=floating, gravity=gravity)
         except ModelError as exc:
             r.fail("model.urdf", str(exc))
         for i, n in enumerate(base.body_names):
