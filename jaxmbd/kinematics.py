@@ -131,6 +131,36 @@ def body_jacobian(model: Model, q, body: str, kinematics: Kinematics | None = No
     return J
 
 
+def world_jacobian_columns(model: Model, kinematics: Kinematics):
+    """(V, W), each (3, nv), world axes: the velocity at the world's origin and the angular velocity of
+    each joint coordinate's unit motion, all joints at once (no walk along a chain).  A point x fixed to
+    body i moves at Σ (V + W × x) over the columns of i's ancestors (:func:`ancestor_columns`), and
+    turns at Σ W: J_x = V_i − [x]× W_i."""
+    kin = kinematics
+    V, W = [], []
+    for k, j in enumerate(model.joints):
+        if not j.nv:
+            continue
+        S = kin.joints.S[k]
+        w = kin.R[k] @ S[3:]
+        V.append(kin.R[k] @ S[:3] + jnp.cross(kin.p[k][:, None], w, axis=0))
+        W.append(w)
+    if not V:
+        z = jnp.zeros((3, 0), dtype=kin.R.dtype)
+        return z, z
+    return jnp.concatenate(V, axis=1), jnp.concatenate(W, axis=1)
+
+
+def ancestor_columns(model: Model, body: str) -> np.ndarray:
+    """(nv,) 1 where a velocity coordinate moves ``body`` (its joint and its ancestors'), else 0."""
+    mask = np.zeros(model.nv)
+    k = model.index(body)
+    while k >= 0:
+        mask[model.v_start[k] : model.v_start[k] + model.joints[k].nv] = 1.0
+        k = model.parents[k]
+    return mask
+
+
 def joint_placements(model: Model, q):
     """(R, p) (n, 3, 3), (n, 3) of every body in its parent: placement then joint; the revolute,
     prismatic and fixed joints of the whole tree in one batched expression each."""

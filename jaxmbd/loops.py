@@ -247,19 +247,23 @@ class Loop(ForceElement):
         phi = jnp.concatenate(phi)
         return (phi, None) if v is None else (phi, jnp.concatenate(vel))
 
-    def terms(self, model, kin: Kinematics, abias, jacobians):
+    def terms(self, model, kin: Kinematics, abias, columns):
         """φ (n_rows,), J_c (n_rows, nv) and J̇_c v (n_rows,) written out from the kinematics already
-        computed: ``abias`` the bodies' bias accelerations (J̇ v, body frames) and ``jacobians`` a
-        function body name -> its body Jacobian.  The same as :func:`jaxmbd.dynamics.constrained.loop_terms`
-        by automatic differentiation (tests/test_loops.py, 1e-12), without three passes over the tree.
+        computed: ``abias`` the bodies' bias accelerations (J̇ v, body frames) and ``columns`` the joints'
+        world Jacobian columns (V, W) (:func:`jaxmbd.kinematics.world_jacobian_columns`).  The same as
+        :func:`jaxmbd.dynamics.constrained.loop_terms` by automatic differentiation (tests/test_loops.py,
+        1e-12), without three passes over the tree.
 
         A body point r moves at R (v + ω × r) and accelerates, at v̇ = 0, by R (a_v + ω × v + α × r +
         ω × (ω × r)) with (a_v, α) its bias acceleration.  An orientation row u · w (u turning with a, w with
         b) has the velocity row (u × w)·(ω_a − ω_b), which changes by ((ω_a × u) × w + u × (ω_b × w))·(ω_a −
         ω_b) + (u × w)·(α_a − α_b).  A prismatic's line row e · d (e turning with a, d = p_a − p_b) has the
         velocity row (ω_a × e)·d + e·Δv, which changes by (α_a × e + ω_a × (ω_a × e))·d + 2 (ω_a × e)·Δv + e·Δa."""
+        from .kinematics import ancestor_columns
+
         dtype = kin.R.dtype
         nv = model.nv
+        V, W = columns
 
         def side(body, point) -> _Side:
             point = jnp.asarray(point, dtype)
@@ -269,13 +273,14 @@ class Loop(ForceElement):
                 return _Side(point, jnp.eye(3, dtype=dtype), z3, z3, z, z, z3, z3)
             i = model.index(body)
             R, tw, a = kin.R[i], kin.twist[i], abias[i]
-            Jb = jacobians(body)
+            mask = ancestor_columns(model, body)
+            Vi, Wi = V * mask, W * mask
+            x = kin.p[i] + R @ point
             v, w = tw[:3], tw[3:]
-            skew = jnp.array([[0.0, -point[2], point[1]], [point[2], 0.0, -point[0]], [-point[1], point[0], 0.0]], dtype)
             acc = R @ (a[:3] + jnp.cross(w, v) + jnp.cross(a[3:], point) + jnp.cross(w, jnp.cross(w, point)))
-            return _Side(kin.p[i] + R @ point, R, R @ w, R @ (v + jnp.cross(w, point)),
-                         R @ (Jb[:3] - skew @ Jb[3:]),  # R (v + ω × r) = R (J_v − [r]× J_ω) v̇
-                         R @ Jb[3:], acc, R @ a[3:])
+            return _Side(x, R, R @ w, R @ (v + jnp.cross(w, point)),
+                         Vi - jnp.cross(x[:, None], Wi, axis=0),  # J_x = V − [x]× W over the body's ancestors
+                         Wi, acc, R @ a[3:])
 
         A = side(self.body_a, self.point_a)
         B = side(self.body_b, self.point_b)

@@ -27,25 +27,20 @@ def loop_terms(loops, model, q, v):
 
 def loop_terms_from(loops, model, q, v, kin: Kinematics):
     """:func:`loop_terms` from the kinematics and bias accelerations of this (q, v), each loop's rows
-    written out (``Loop.terms``); the same to roundoff."""
-    from ..kinematics import body_jacobian
+    written out (``Loop.terms``) on the joints' world Jacobian columns; the same to roundoff."""
+    from ..kinematics import world_jacobian_columns
     from .reference import bias_accelerations
 
     abias = bias_accelerations(model, q, v, kin)
-    cache = {}
-
-    def jacobian(body):
-        if body not in cache:
-            cache[body] = body_jacobian(model, q, body, kin)
-        return cache[body]
-
-    parts = [lp.terms(model, kin, abias, jacobian) for lp in loops]
+    columns = world_jacobian_columns(model, kin)
+    parts = [lp.terms(model, kin, abias, columns) for lp in loops]
     return tuple(jnp.concatenate([p[k] for p in parts]) for k in range(3))
 
 
 def constrained_accelerations(loops, model, q, v, M, b, kin: Kinematics | None = None):
     """(v̇, λ (m,), relative residual, conditioning) of the tree under its loops (the solve
-    :mod:`jaxmbd.loops` describes): Cholesky of M, proximal iterations on S = J_c M⁻¹ J_cᵀ."""
+    :mod:`jaxmbd.loops` describes): Cholesky of M, proximal iterations on S = J_c M⁻¹ J_cᵀ (with the
+    inverse of S + μ I formed once: m is a few rows)."""
     from jax.scipy.linalg import cho_factor, cho_solve
 
     phi, J, jdot_v = loop_terms(loops, model, q, v) if kin is None else loop_terms_from(loops, model, q, v, kin)
@@ -55,17 +50,16 @@ def constrained_accelerations(loops, model, q, v, M, b, kin: Kinematics | None =
     live = norms > 1e3 * jnp.finfo(J.dtype).eps * (jnp.max(norms) + jnp.finfo(J.dtype).tiny)
     w = jnp.concatenate([jnp.full(lp.n_rows, 1.0, q.dtype) * lp.baumgarte for lp in loops])
     gamma = jnp.where(live, -jdot_v - 2.0 * w * (J @ v) - w * w * phi, 0.0)
-    cM = cho_factor(M)
-    Minv_b = cho_solve(cM, b)
-    Minv_JT = cho_solve(cM, J.T)
+    X = cho_solve(cho_factor(M), jnp.concatenate([b[:, None], J.T], axis=1))  # M⁻¹ [b, J_cᵀ]: one solve
+    Minv_b, Minv_JT = X[:, 0], X[:, 1:]
     S = J @ Minv_JT
     r = jnp.where(live, gamma - J @ Minv_b, 0.0)
     scale = jnp.trace(S) / S.shape[0] + jnp.finfo(S.dtype).tiny
     mu = 1e4 * jnp.finfo(S.dtype).eps * scale  # 2e-12 of the mean diagonal in float64, 1e-3 in float32
-    cS = cho_factor(S + jnp.diag(jnp.where(live, mu, scale)))
+    S_mu_inv = cho_solve(cho_factor(S + jnp.diag(jnp.where(live, mu, scale))), jnp.eye(S.shape[0], dtype=S.dtype))
     lam = jnp.zeros_like(r)
     for _ in range(4):
-        lam = lam + cho_solve(cS, r - S @ lam)
+        lam = lam + S_mu_inv @ (r - S @ lam)
     lam = jnp.where(live, lam, 0.0)
     # the part of the demand that no multiplier reaches, over the demand: near roundoff for loops that can
     # hold together, O(1) for loops that cannot (conflicting loops, whose multipliers then grow as 1/μ, or
