@@ -25,9 +25,9 @@ method of Lagrange multipliers on the tree's coordinates):
 so λ = S⁻¹ (γ − J_c M⁻¹ b) with S = J_c M⁻¹ J_cᵀ, and v̇ = M⁻¹ (b + J_cᵀ λ).  The right-hand side γ
 holds the constraint's acceleration with Baumgarte's stabilisation: ω = ``baumgarte`` (rad/s, default
 10) and ζ = 1, so a drift of the constraint from roundoff or a coarse step decays with a time
-constant of 1/ω and the exact solution is not changed (φ = J v = 0 on it).  S is solved by four
-proximal iterations on S + μ I (μ = 1e4 ε of its mean diagonal, 2e-12 in float64, as Pinocchio's and
-MuJoCo's regularised solves), so rows that the tree already satisfies (a planar linkage closed by a
+constant of 1/ω and the exact solution is not changed (φ = J v = 0 on it).  S, scaled to a unit
+diagonal, is solved by four proximal iterations on S + μ I (μ = 1e4 ε, 2e-12 in float64, as
+Pinocchio's and MuJoCo's regularised solves), so rows that the tree already satisfies (a planar linkage closed by a
 ball: the out-of-plane row is empty) get no force, and a singular set is reported rather than a NaN.
 
 Why this route: the machines here have tens of coordinates and a few loops, where the mass matrix and
@@ -46,8 +46,8 @@ out from the tree's kinematics and bias accelerations (:meth:`Loop.terms`); the 
 axes; body b feels its opposite at its point), ``moment`` (3,) N m (world axes, on body a),
 ``error`` m (how far the points are apart; a prismatic's: b's point off a's axis), ``residual`` (the
 solve's relative residual: above 1e-6 the loops cannot hold together here, and a run says so) and
-``conditioning`` (the smallest eigenvalue of the rows' Schur complement, scaled to a unit diagonal,
-over the largest: below 1e-8 the loops are near a singular configuration, where their rows become
+``conditioning`` (the smallest Cholesky pivot of the rows' Schur complement, scaled to a unit
+diagonal, over the largest: below 1e-8 the loops are near a singular configuration, where their rows become
 dependent, and their forces are not unique; a run says so).
 
 Singular configurations.  A row that loses its stiffness at a configuration (a strut along the arm it

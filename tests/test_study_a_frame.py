@@ -58,3 +58,34 @@ def test_over_boarding_in_calm_water_reaches_its_end_angle(built):
     tilt = np.degrees(np.asarray(res.q)[:, system.model.q_start[system.model.index("aframe")]])
     assert abs(tilt[-1] + 30.0) < 0.1, tilt[-1]
     assert not check(system, res.time, res.outputs, res.batched)
+
+
+@pytest.mark.slow
+def test_cylinders_as_bodies_carry_their_weight_to_the_pins_by_hand():
+    """The cylinders as bodies (barrel on a universal joint at the deck pin, rod sliding in it, the rod's
+    end on the frame's pin by a ball loop), at rest: each barrel and rod is held at its two pins, so the
+    loop's force on the rod has, along the cylinder's axis u, the rod's weight (the cylinder's force acts
+    between the pins, not through the rod) and across it the share of both bodies' weight that their
+    moments about the deck pin give: F·u = −m_r g·u and F⊥ = −(m_b c_b + m_r (L + c_r)) g⊥ / L, within
+    1e-6 of the force.  The loops are closed (1e-9 m) and the frame does not move (1e-9 rad/s²)."""
+    from jaxmbd.kinematics import Kinematics
+    from studies.a_frame.system import BARREL, CYL_PIN, ROD, build
+
+    system, q0 = build(n_frequencies=10, cylinders="bodies")
+    model = system.model
+    y = (q0, jnp.zeros(model.nv), system.initial_states(q0, jnp.zeros(model.nv)))
+    out = system.outputs(0.0, y)
+    kin = Kinematics.compute(model, q0)
+    g = np.array([0.0, 0.0, -9.81])
+    for k, side in enumerate(("port", "starboard")):
+        base = np.asarray(kin.p[model.index(f"barrel_{side}")])
+        i = model.index("aframe")
+        pin = np.asarray(kin.p[i] + kin.R[i] @ jnp.asarray(CYL_PIN[k]))
+        L = float(np.linalg.norm(pin - base))
+        u = (pin - base) / L
+        weight_moment = BARREL[0] * BARREL[1] + ROD[0] * (L + ROD[1])
+        expected = -ROD[0] * (g @ u) * u - weight_moment / L * (g - (g @ u) * u)
+        force = np.asarray(out[f"pin_{side}/force"])
+        np.testing.assert_allclose(force, expected, rtol=0, atol=1e-6 * np.linalg.norm(expected))
+        assert float(out[f"pin_{side}/error"]) < 1e-9
+    assert abs(float(system.rhs(0.0, y)[1][model.v_start[model.index("aframe")]])) < 1e-9

@@ -54,12 +54,17 @@ def constrained_accelerations(loops, model, q, v, M, b, kin: Kinematics | None =
     Minv_b, Minv_JT = X[:, 0], X[:, 1:]
     S = J @ Minv_JT
     r = jnp.where(live, gamma - J @ Minv_b, 0.0)
-    scale = jnp.trace(S) / S.shape[0] + jnp.finfo(S.dtype).tiny
-    mu = 1e4 * jnp.finfo(S.dtype).eps * scale  # 2e-12 of the mean diagonal in float64, 1e-3 in float32
-    S_mu_inv = cho_solve(cho_factor(S + jnp.diag(jnp.where(live, mu, scale))), jnp.eye(S.shape[0], dtype=S.dtype))
+    # S scaled to a unit diagonal (rows in m and in rad compare; an empty row gets a 1), regularised by
+    # μ = 1e4 ε (2e-12 in float64, 1e-3 in float32, as Pinocchio's and MuJoCo's regularised solves)
+    d = jnp.where(live, jnp.sqrt(jnp.where(live, jnp.diagonal(S), 1.0)), 1.0)
+    S_scaled = S / d[:, None] / d[None, :]
+    mu = 1e4 * jnp.finfo(S.dtype).eps
+    L = jnp.linalg.cholesky(S_scaled + jnp.diag(jnp.where(live, mu, 1.0)))
+    # (S_scaled + μ I)⁻¹ formed once (m is a few rows); D^-½ (S_scaled + μ I)⁻¹ D^-½ = (S + μ D)⁻¹
+    inv = jax.scipy.linalg.cho_solve((L, True), jnp.eye(S.shape[0], dtype=S.dtype)) / d[:, None] / d[None, :]
     lam = jnp.zeros_like(r)
     for _ in range(4):
-        lam = lam + S_mu_inv @ (r - S @ lam)
+        lam = lam + inv @ (r - S @ lam)
     lam = jnp.where(live, lam, 0.0)
     # the part of the demand that no multiplier reaches, over the demand: near roundoff for loops that can
     # hold together, O(1) for loops that cannot (conflicting loops, whose multipliers then grow as 1/μ, or
@@ -69,11 +74,13 @@ def constrained_accelerations(loops, model, q, v, M, b, kin: Kinematics | None =
     dead = jnp.where(live, 0.0, jdot_v)
     residual = jnp.sqrt(jnp.sum((S @ lam - r) ** 2) + jnp.sum(dead**2)) / (
         jnp.sqrt(jnp.sum(r**2) + jnp.sum(dead**2)) + jnp.finfo(r.dtype).tiny)
-    # the live rows' conditioning, each row scaled to a unit diagonal (rows in m and in rad compare): 1 for
-    # independent rows, → 0 at a singular configuration, where the multipliers lose that many digits
-    d = jnp.where(live, jnp.sqrt(jnp.where(live, jnp.diagonal(S), 1.0)), 1.0)
-    eig = jnp.linalg.eigvalsh(S / d[:, None] / d[None, :] + jnp.diag(jnp.where(live, 0.0, 1.0)))
-    conditioning = eig[0] / eig[-1]
+    # the live rows' conditioning: the smallest Cholesky pivot of the scaled S over the largest.  The pivots
+    # lie between S's extreme eigenvalues, and one falls to zero as the rows become dependent (a row's pivot
+    # is what the rows before it leave of it): 1 for independent rows, → 0 at a singular configuration,
+    # where the multipliers lose that many digits.  (No eigenvalue solver: its batched LAPACK call beside the
+    # Cholesky factor's can deadlock XLA's CPU thread pool in a vmapped run.)
+    pivots = jnp.diagonal(L) ** 2
+    conditioning = jnp.maximum(jnp.min(pivots) - mu, 0.0) / jnp.max(pivots)
     return Minv_b + Minv_JT @ lam, lam, residual, conditioning
 
 

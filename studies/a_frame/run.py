@@ -3,6 +3,9 @@ and over realisations of a following sea: the cylinders' forces, the hook load a
 
     python studies/a_frame/run.py            # calm water and 8 realisations of 200 s -> results.json, results.md, a_frame.png
     python studies/a_frame/run.py --smoke    # calm water and one coarse realisation of 120 s (CI)
+
+The full study runs the cylinders as force elements (a tree) and as bodies closed on the frame's pins by
+ball loops (``build(cylinders="bodies")``), and tables the two side by side; ``--cylinders`` picks one.
 """
 
 from __future__ import annotations
@@ -43,9 +46,35 @@ def summary(res, system):
     tension = np.asarray(res.outputs["hoist/tension"])
     tilt = np.degrees(np.asarray(res.q)[..., system.model.q_start[system.model.index("aframe")]])
     late = np.asarray(res.time) >= START_TRANSIENT
-    return {"cylinder_kN": (f.max(axis=1) / 1e3).tolist(), "cylinder_start_kN": float(f[0, 0] / 1e3),
-            "daf": (tension.max(axis=1) / (M_LOAD * G)).tolist(),
-            "daf_after_start": (tension[:, late].max(axis=1) / (M_LOAD * G)).tolist(), "tilt_end_deg": tilt[:, -1].tolist()}
+    out = {"cylinder_kN": (f.max(axis=1) / 1e3).tolist(), "cylinder_start_kN": float(f[0, 0] / 1e3),
+           "daf": (tension.max(axis=1) / (M_LOAD * G)).tolist(),
+           "daf_after_start": (tension[:, late].max(axis=1) / (M_LOAD * G)).tolist(), "tilt_end_deg": tilt[:, -1].tolist()}
+    if system.loops:  # the cylinders as bodies: the frame's pin loads and how well the loops held
+        pin = np.maximum(*(np.linalg.norm(np.asarray(res.outputs[f"pin_{side}/force"]), axis=-1) for side in ("port", "starboard")))
+        out |= {"pin_kN": (pin.max(axis=1) / 1e3).tolist(),
+                "loop_error_m": float(max(np.max(res.outputs[f"pin_{side}/error"]) for side in ("port", "starboard")))}
+    return out
+
+
+def comparison(forces, bodies):
+    """The cylinders as force elements beside the cylinders as bodies closed by loops (calm water, waves)."""
+    def pair(key, fmt, case):
+        a, b = np.mean(forces[case][key]), np.mean(bodies[case][key])
+        return f"{fmt(a)} | {fmt(b)} | {100 * (b / a - 1):+.1f} %"
+
+    rows = [("cylinder force at the start", "cylinder_start_kN", lambda x: f"{x:.0f} kN"),
+            ("largest cylinder force", "cylinder_kN", lambda x: f"{x:.0f} kN"),
+            ("hook load DAF", "daf", lambda x: f"{x:.3f}"),
+            ("tilt at the end", "tilt_end_deg", lambda x: f"{x:.2f}°")]
+    lines = ["| figure, sea | force elements (a tree) | bodies closed by ball loops | difference |", "|---|---|---|---|"]
+    for case, sea in (("calm", "calm water"), ("waves", "waves (mean)")):
+        for label, key, fmt in rows:
+            lines.append(f"| {label}, {sea} | {pair(key, fmt, case)} |")
+    for case, sea in (("calm", "calm water"), ("waves", "waves (largest)")):
+        lines.append(f"| largest force of a rod on its frame pin besides the cylinder's (the loop's: the cylinder bodies' weight "
+                     f"and inertia), {sea} | – | {np.max(bodies[case]['pin_kN']):.0f} kN | |")
+    lines.append(f"| loops' largest closure error | – | {max(bodies['calm']['loop_error_m'], bodies['waves']['loop_error_m']):.1e} m | |")
+    return "\n".join(lines) + "\n"
 
 
 def table(calm, waves, n, duration):
@@ -99,22 +128,35 @@ def main(argv=None):
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--realisations", type=int, default=8)
     ap.add_argument("--duration", type=float, default=200.0)
+    ap.add_argument("--cylinders", choices=("forces", "bodies", "both"), default=None,
+                    help="the cylinders as force elements, as bodies closed by loops, or both (default: both; --smoke: forces)")
     a = ap.parse_args(argv)
     n, duration, nf = (1, 120.0, 20) if a.smoke else (a.realisations, a.duration, 100)
-    system, q0 = build(n_frequencies=nf)
-    calm, calm_found = run(system, q0, duration=duration, n=1, hs=0.0)
-    waves, wave_found = run(system, q0, duration=duration, n=n)
-    out = {"calm": summary(calm, system), "waves": summary(waves, system), "n": n, "duration": duration,
-           "warnings": sorted({f"{e.element}: {e.limit}" for e in calm_found + wave_found})}
-    text = table(out["calm"], out["waves"], n, duration)
+    kinds = {"forces": ("forces",), "bodies": ("bodies",), "both": ("forces", "bodies")}[a.cylinders or ("forces" if a.smoke else "both")]
+    out, runs = {"n": n, "duration": duration}, {}
+    for kind in kinds:
+        system, q0 = build(n_frequencies=nf, cylinders=kind)
+        calm, calm_found = run(system, q0, duration=duration, n=1, hs=0.0)
+        waves, wave_found = run(system, q0, duration=duration, n=n)
+        out[kind] = {"calm": summary(calm, system), "waves": summary(waves, system),
+                     "warnings": sorted({f"{e.element}: {e.limit}" for e in calm_found + wave_found})}
+        runs[kind] = (system, calm, waves)
+    first = out[kinds[0]]
+    text = table(first["calm"], first["waves"], n, duration)
+    if len(kinds) == 2:
+        text += "\nThe cylinders as force elements beside the cylinders as bodies (3 t barrels, 1.5 t rods) closed on the frame's pins:\n\n"
+        text += comparison(out["forces"], out["bodies"])
     print(text)
-    if out["warnings"]:
-        print("ranges left:", "; ".join(out["warnings"]))
+    for kind in kinds:
+        if out[kind]["warnings"]:
+            print(f"ranges left ({kind}):", "; ".join(out[kind]["warnings"]))
     if not a.smoke:
         (HERE / "results.json").write_text(json.dumps(out, indent=1))
         (HERE / "results.md").write_text(text)
+        system, calm, waves = runs[kinds[0]]
         plot(calm, waves, system, HERE / "a_frame.png")
-    return out, calm, waves
+    system, calm, waves = runs[kinds[0]]
+    return out[kinds[0]], calm, waves
 
 
 if __name__ == "__main__":

@@ -22,8 +22,11 @@ Model (SI units; world z up, x forward, y to port; waves travel towards β, docs
 * waves: JONSWAP (γ = 3.3), ``hs``, ``tp``, travelling towards ``heading_deg`` (0°: following seas,
   from the stern, into which the A-frame reaches), 100 frequencies, ramped in over 20 s.
 
-The two cylinders and the hinge make a closed loop in the real machine; here the cylinders are force
-elements between the vessel and the frame (a stiff length control), so the tree needs no cut joint.
+The two cylinders and the hinge make closed loops in the machine.  ``cylinders="forces"`` (the
+default) keeps the cylinders as force elements between the vessel and the frame (a stiff length
+control), so the tree needs no cut joint.  ``cylinders="bodies"`` adds each cylinder's barrel (3 t, on a
+universal joint at its deck pin) and rod (1.5 t, sliding in the barrel), the rod's end pinned to the
+frame by a ball loop; the cylinder's force still acts between the same two pins.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from jaxmbd.forces.cylinder import Cylinder
 from jaxmbd.hydro import JONSWAP, SeaState
 from jaxmbd.hydro.bem import read_capytaine
 from jaxmbd.hydro.body import HydroBody
-from jaxmbd.joints import Free, Revolute
+from jaxmbd.joints import Free, Prismatic, Revolute, Universal
 from jaxmbd.model import Body, ModelBuilder, Placement
 from jaxmbd.simulation import static_equilibrium
 from jaxmbd.system import System
@@ -56,6 +59,12 @@ START_DEG, END_DEG = 25.0, -30.0
 CYL_SPEED, CYL_FORCE, CYL_STROKE = 0.05, 2.5e6, (7.0, 13.0)
 CYL_KP, CYL_KD = 2.0e8, 4.0e6
 RAMP_TIME = 20.0
+# cylinders as bodies (``cylinders="bodies"``): a barrel on a universal joint at its deck pin (about the
+# vessel's y, then across) and a rod sliding in it, the rod's end on the frame's pin by a ball loop;
+# mass (kg), centre of mass along the axis (barrel: from the deck pin; rod: from its end pin) and inertia
+BARREL = (3000.0, 2.5, (40.0, 2500.0, 2500.0))
+ROD = (1500.0, -2.0, (10.0, 1200.0, 1200.0))
+SIDES = ("port", "starboard")
 
 
 def cylinder_length(angle_deg: float, k: int = 0) -> float:
@@ -63,6 +72,47 @@ def cylinder_length(angle_deg: float, k: int = 0) -> float:
     a = math.radians(angle_deg)
     R = np.array([[math.cos(a), 0.0, math.sin(a)], [0.0, 1.0, 0.0], [-math.sin(a), 0.0, math.cos(a)]])
     return float(np.linalg.norm(HINGE + R @ CYL_PIN[k] - CYL_BASE[k]))
+
+
+def cylinder_poses(angle_deg: float):
+    """Per cylinder, with the frame at ``angle_deg`` (vessel frame, level): its deck pin, the angle β of its
+    axis turned about y from the vessel's x (R_y(β) x̂ points from the deck pin to the frame's pin) and its
+    length."""
+    a = math.radians(angle_deg)
+    R = np.array([[math.cos(a), 0.0, math.sin(a)], [0.0, 1.0, 0.0], [-math.sin(a), 0.0, math.cos(a)]])
+    out = []
+    for k in range(2):
+        u = HINGE + R @ CYL_PIN[k] - CYL_BASE[k]
+        out.append((CYL_BASE[k], math.atan2(-u[2], u[0]), float(np.linalg.norm(u))))
+    return out
+
+
+def add_cylinder_bodies(b, angle_deg: float):
+    """Add each cylinder's barrel and rod to the builder ``b`` (under ``vessel``); returns the loops that pin
+    the rods to the frame, a function setting the bodies' coordinates at ``angle_deg`` in a q, and their
+    masses' first moment (kg m, vessel frame) there."""
+    from jaxmbd.loops import Loop
+
+    moment = np.zeros(3)
+    poses = cylinder_poses(angle_deg)
+    for k, (base, beta, length) in enumerate(poses):
+        c, s_ = math.cos(beta), math.sin(beta)
+        R = np.array([[c, 0.0, s_], [0.0, 1.0, 0.0], [-s_, 0.0, c]])
+        b.add_body(f"barrel_{SIDES[k]}", body=Body(BARREL[0], (BARREL[1], 0.0, 0.0), np.diag(BARREL[2])),
+                   joint=Universal((0.0, 1.0, 0.0), (0.0, 0.0, 1.0)), parent="vessel", placement=Placement(R=R, p=base),
+                   joint_name=f"swing_{SIDES[k]}")
+        b.add_body(f"rod_{SIDES[k]}", body=Body(ROD[0], (ROD[1], 0.0, 0.0), np.diag(ROD[2])), joint=Prismatic((1.0, 0.0, 0.0)),
+                   parent=f"barrel_{SIDES[k]}", joint_name=f"stroke_{SIDES[k]}")
+        moment += BARREL[0] * (base + R[:, 0] * BARREL[1]) + ROD[0] * (base + R[:, 0] * (length + ROD[1]))
+    loops = tuple(Loop(name=f"pin_{side}", body_a=f"rod_{side}", body_b="aframe", point_a=jnp.zeros(3),
+                       point_b=jnp.asarray(CYL_PIN[k])) for k, side in enumerate(SIDES))
+
+    def place(model, q):
+        for k, (_, _, length) in enumerate(poses):
+            q[model.q_slice(f"stroke_{SIDES[k]}")] = length
+        return q
+
+    return loops, place, moment
 
 
 def sea(hs=2.0, tp=8.0, heading_deg=0.0, n_frequencies=100):
@@ -75,25 +125,36 @@ def _frame_top(angle_deg):
     return HINGE + FRAME_HEIGHT * np.array([math.sin(a), 0.0, math.cos(a)])
 
 
-def build(hs=2.0, tp=8.0, heading_deg=0.0, *, n_frequencies=100, hydro=None, preload=None):
+def build(hs=2.0, tp=8.0, heading_deg=0.0, *, n_frequencies=100, hydro=None, preload=None, cylinders="forces"):
     """``(System, q0)``: the system at rest with the A-frame at 25° inboard, the load hanging; the
     cylinders commanded to 30° outboard.  ``preload`` (N per cylinder): the cylinders' static force
-    (default: found from the equilibrium)."""
+    (default: found from the equilibrium).  ``cylinders``: ``"forces"``, the cylinders as force elements
+    between the deck and the frame (a tree), or ``"bodies"``, each also a barrel and a rod closed on the
+    frame's pin by a ball loop (the machine's closed loops; the same force between the same pins, and
+    the cylinders' 9 t with their inertia)."""
+    if cylinders not in ("forces", "bodies"):
+        raise ValueError(f'cylinders: expected "forces" or "bodies", got {cylinders!r}')
     hd = hydro if hydro is not None else read_capytaine(HULL_NC)
     top0 = _frame_top(START_DEG)
     load0 = top0 - np.array([0.0, 0.0, ROPE_LENGTH + LOAD_SIDE / 2])
     a0 = math.radians(START_DEG)
     frame_com = HINGE + 0.5 * FRAME_HEIGHT * np.array([math.sin(a0), 0.0, math.cos(a0)])
-    m_hull = DISPLACEMENT - M_FRAME - M_LOAD
-    moment = (M_FRAME * frame_com + M_LOAD * load0)[:2]
+    b = ModelBuilder(source="a_frame")
+    loops, place, cyl_moment = (), None, np.zeros(3)
+    m_cyl = 2 * (BARREL[0] + ROD[0]) if cylinders == "bodies" else 0.0
+    m_hull = DISPLACEMENT - M_FRAME - M_LOAD - m_cyl
+    if cylinders == "bodies":
+        _, _, cyl_moment = add_cylinder_bodies(ModelBuilder(), START_DEG)
+    moment = (M_FRAME * frame_com + M_LOAD * load0 + cyl_moment)[:2]
     hull_com = np.array([*(-moment / m_hull), 2.25])
     hull_I = m_hull * np.diag([(0.35 * BEAM) ** 2, (0.26 * LENGTH) ** 2, (0.27 * LENGTH) ** 2])
     frame_I = M_FRAME * np.diag([(FRAME_HEIGHT**2 + FRAME_SPAN**2) / 12, FRAME_HEIGHT**2 / 12, FRAME_SPAN**2 / 12])
 
-    b = ModelBuilder(source="a_frame")
     b.add_body("vessel", body=Body(m_hull, hull_com, hull_I), joint=Free(), joint_name="vessel")
     b.add_body("aframe", body=Body(M_FRAME, (0.0, 0.0, FRAME_HEIGHT / 2), frame_I), joint=Revolute((0.0, 1.0, 0.0)),
                parent="vessel", placement=Placement(p=HINGE), joint_name="tilt")
+    if cylinders == "bodies":
+        loops, place, _ = add_cylinder_bodies(b, START_DEG)
     b.add_body("load", body=Body(M_LOAD, (0.0, 0.0, 0.0), _box_inertia(M_LOAD, np.full(3, LOAD_SIDE))), joint=Free(),
                joint_name="load")
     model = b.build()
@@ -101,8 +162,10 @@ def build(hs=2.0, tp=8.0, heading_deg=0.0, *, n_frequencies=100, hydro=None, pre
     q_rest = np.array(model.neutral(), dtype=float)
     q_rest[model.q_slice("tilt")] = a0
     q_rest[model.q_slice("load")] = [*load0, 1.0, 0.0, 0.0, 0.0]
+    if place is not None:
+        q_rest = place(model, q_rest)
     hb0 = HydroBody.create(model, hd, bodies=("vessel",), ramp_time=RAMP_TIME)
-    C44 = float(hb0.buoyancy_stiffness[3, 3]) - G * (m_hull * hull_com[2] + M_FRAME * frame_com[2] + M_LOAD * load0[2])
+    C44 = float(hb0.buoyancy_stiffness[3, 3]) - G * (m_hull * hull_com[2] + M_FRAME * frame_com[2] + M_LOAD * load0[2] + cyl_moment[2])
     I44 = hull_I[0, 0] + m_hull * hull_com[2] ** 2 + float(hb0.added_mass_inf[3, 3])
     damping = np.zeros((6, 6))
     damping[3, 3] = 0.05 * 2 * math.sqrt(max(C44, 0.0) * I44)
@@ -117,18 +180,18 @@ def build(hs=2.0, tp=8.0, heading_deg=0.0, *, n_frequencies=100, hydro=None, pre
                     length=jnp.asarray(ROPE_LENGTH - M_LOAD * G / k_rope),
                     damping=jnp.asarray(0.02 * 2 * math.sqrt(k_rope * M_LOAD)), transition=jnp.asarray(1e3))
 
-    def cylinders(f0):
+    def cylinder_forces(f0):
         return [Cylinder(name=f"cylinder_{side}", body_a="vessel", point_a=jnp.asarray(CYL_BASE[k]), body_b="aframe",
                          point_b=jnp.asarray(CYL_PIN[k]), target=jnp.asarray(cylinder_length(END_DEG, k)),
                          max_force=jnp.asarray(CYL_FORCE), min_length=jnp.asarray(CYL_STROKE[0]),
                          max_length=jnp.asarray(CYL_STROKE[1]), kp=jnp.asarray(CYL_KP), kd=jnp.asarray(CYL_KD),
                          max_speed=jnp.asarray(CYL_SPEED), settle_rate=jnp.asarray(0.2), preload=jnp.asarray(f0))
-                for k, side in enumerate(("port", "starboard"))]
+                for k, side in enumerate(SIDES)]
 
     waves = sea(hs, tp, heading_deg, n_frequencies)
 
     def system_with(f0):
-        return System(model, (hb, moor, rope, *cylinders(f0)), waves=waves, name="a_frame")
+        return System(model, (hb, moor, rope, *cylinder_forces(f0), *loops), waves=waves, name="a_frame")
 
     if preload is None:
         # the cylinders' static force: the vessel and the load at rest with the frame held, then the
