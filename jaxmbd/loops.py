@@ -89,6 +89,16 @@ def _unit(x):
     return x / jnp.linalg.norm(x)
 
 
+def _direction_problem(joint, side, axis, reference):
+    """(key, problem) if a loop's axis on ``side`` is zero or its reference is zero or along the axis."""
+    n, r = np.asarray(axis, float), np.asarray(reference, float)
+    if joint in ("revolute", "prismatic", "weld") and not np.linalg.norm(n) > 0.0:
+        return f"axis_{side}", "expected a non-zero direction"
+    if joint in ("prismatic", "weld") and not np.linalg.norm(np.cross(n, r)) > 1e-6 * np.linalg.norm(n) * np.linalg.norm(r):
+        return f"reference_{side}", f"expected a direction across axis_{side} (it is along it or zero)"
+    return None
+
+
 class _Side(NamedTuple):
     """One side of a loop in world axes: its point p, rotation R, angular velocity w, point velocity v; and
     for the written-out rows its point and angular Jacobians and bias accelerations (at v̇ = 0)."""
@@ -154,11 +164,32 @@ class Loop(ForceElement):
             if key in given and joint not in ("prismatic", "weld"):
                 fail(key, 'only a "prismatic" or "weld" loop has references across its axes')
         for side in ("a", "b"):
-            n, r = np.asarray(values.get(f"axis_{side}", (0.0, 0.0, 1.0)), float), np.asarray(values.get(f"reference_{side}", (1.0, 0.0, 0.0)), float)
-            if joint in ("revolute", "prismatic", "weld") and np.linalg.norm(n) == 0.0:
-                fail(f"axis_{side}", "expected a non-zero direction")
-            elif joint in ("prismatic", "weld") and np.linalg.norm(np.cross(n, r)) < 1e-6 * np.linalg.norm(n) * np.linalg.norm(r):
-                fail(f"reference_{side}", f"expected a direction across axis_{side} (it is along it or zero)")
+            problem = _direction_problem(joint, side, values.get(f"axis_{side}", (0.0, 0.0, 1.0)),
+                                         values.get(f"reference_{side}", (1.0, 0.0, 0.0)))
+            if problem:
+                fail(*problem)
+
+    def direction_problem(self) -> str | None:
+        """What is wrong with the loop's directions, or keys its joint does not use, for a loop built in
+        Python (a file's are checked as it is read), or None: one line naming the loop."""
+        try:
+            values = {k: np.asarray(getattr(self, k), float) for k in ("axis_a", "axis_b", "reference_a", "reference_b", "length")}
+        except (TypeError, jax.errors.TracerArrayConversionError):
+            return None  # traced: checked where it was built
+        axes, refs = self.joint in ("revolute", "prismatic", "weld"), self.joint in ("prismatic", "weld")
+        unused = [("length", self.joint != "distance" and values["length"] != 0.0, 'only a "distance" loop has a length'),
+                  ("axis_a", not axes and np.any(values["axis_a"] != (0.0, 0.0, 1.0)), 'only a "revolute", "prismatic" or "weld" loop has axes'),
+                  ("axis_b", not axes and np.any(values["axis_b"] != (0.0, 0.0, 1.0)), 'only a "revolute", "prismatic" or "weld" loop has axes'),
+                  ("reference_a", not refs and np.any(values["reference_a"] != (1.0, 0.0, 0.0)), 'only a "prismatic" or "weld" loop has references'),
+                  ("reference_b", not refs and np.any(values["reference_b"] != (1.0, 0.0, 0.0)), 'only a "prismatic" or "weld" loop has references')]
+        for key, bad, why in unused:
+            if bad:
+                return f"loop {self.name!r}: {key}: {why}"
+        for side in ("a", "b"):
+            problem = _direction_problem(self.joint, side, values[f"axis_{side}"], values[f"reference_{side}"])
+            if problem:
+                return f"loop {self.name!r}: {problem[0]}: {problem[1]}"
+        return None
 
     def _basis(self, dtype):
         """Body-frame unit vectors: a's axis and two across it (for a prismatic or weld, a's reference r_a and
@@ -308,12 +339,6 @@ class Loop(ForceElement):
             bias.append(((jnp.cross(jnp.cross(A.w, u), w) + jnp.cross(u, jnp.cross(B.w, w))) @ dw + uw @ dalpha)[None])
         return jnp.concatenate(phi), jnp.concatenate(J), jnp.concatenate(bias)
 
-    def points(self, model, q):
-        """World positions of the loop's two points."""
-        dtype = jnp.result_type(q, float)
-        kin = Kinematics.compute(model, q)
-        return self._frame(model, kin, self.body_a, self.point_a, dtype).p, self._frame(model, kin, self.body_b, self.point_b, dtype).p
-
     def wrench_map(self, model, kin: Kinematics):
         """(F_a, M_a, M_b), each (n_rows, 3), world axes: the force on body a at its point, the moment on body a
         and the moment on body b of a unit multiplier of each row.  Body b feels −F_a at its point.  The
@@ -360,14 +385,15 @@ class Loop(ForceElement):
 
 def check_closure(loop: Loop, model, q0, tol: float = 1e-6) -> str | None:
     """Why ``loop`` cannot close at q0 (its points more than ``tol`` m apart or off the axis, its axes not
-    parallel or, for a prismatic or weld, its references turned about the axis), or None."""
-    if loop.joint in ("prismatic", "weld"):
-        for s in ("a", "b"):
-            n, r = np.asarray(getattr(loop, f"axis_{s}"), float), np.asarray(getattr(loop, f"reference_{s}"), float)
-            if np.linalg.norm(np.cross(n, r)) < 1e-6 * np.linalg.norm(n) * np.linalg.norm(r):
-                return f"loop {loop.name!r}: reference_{s} must be a direction across axis_{s} (it is along it or zero)"
+    parallel or, for a prismatic or weld, its references turned about the axis; or its directions
+    wrong: :meth:`Loop.direction_problem`), or None."""
+    problem = loop.direction_problem()
+    if problem:
+        return problem
     phi, _ = loop.rows(model, jnp.asarray(q0))
     phi = np.asarray(phi)
+    if not np.all(np.isfinite(phi)):
+        return f"loop {loop.name!r}: its rows are not finite at q0 (a body or direction is not finite)"
     gap = float(loop.gap(phi))
     if gap > tol:
         if loop.joint == "distance":
@@ -376,24 +402,42 @@ def check_closure(loop: Loop, model, q0, tol: float = 1e-6) -> str | None:
             return f"loop {loop.name!r} does not close at q0: body b's point is {gap:.4g} m off body a's axis"
         return f"loop {loop.name!r} does not close at q0: its points are {gap:.4g} m apart"
     k = {"revolute": 3, "prismatic": 2, "weld": 3}.get(loop.joint)
-    if k is not None:
-        def deg(x):
-            return np.degrees(np.arcsin(min(1.0, float(np.max(np.abs(x))))))
+    if k is None:
+        return None
 
-        if np.max(np.abs(phi[k : k + 2])) > tol:
-            return f"loop {loop.name!r} does not close at q0: its axes are {deg(phi[k : k + 2]):.3g}° apart"
-        if loop.joint != "revolute" and abs(phi[k + 2]) > tol:
-            return f"loop {loop.name!r} does not close at q0: its references are turned {deg(phi[k + 2:]):.3g}° about the axis"
+    def deg(x):
+        return np.degrees(np.arcsin(min(1.0, float(np.max(np.abs(x))))))
+
+    if np.max(np.abs(phi[k : k + 2])) > tol:
+        return f"loop {loop.name!r} does not close at q0: its axes are {deg(phi[k : k + 2]):.3g}° apart"
+    if loop.joint != "revolute" and abs(phi[k + 2]) > tol:
+        return f"loop {loop.name!r} does not close at q0: its references are turned {deg(phi[k + 2:]):.3g}° about the axis"
+    # the rows hold the directions parallel or opposite: opposite is another joint than the one given
+    dtype = jnp.result_type(jnp.asarray(q0), float)
+    kin = Kinematics.compute(model, jnp.asarray(q0))
+    A = loop._frame(model, kin, loop.body_a, loop.point_a, dtype)
+    B = loop._frame(model, kin, loop.body_b, loop.point_b, dtype)
+    na, ra, _, nb, rb = loop._basis(dtype)
+    if float((A.R @ na) @ (B.R @ nb)) < 0.0:
+        return f"loop {loop.name!r} does not close at q0: axis_b points against axis_a (180° apart)"
+    if loop.joint != "revolute" and float((A.R @ ra) @ (B.R @ rb)) < 0.0:
+        return f"loop {loop.name!r} does not close at q0: reference_b points against reference_a (turned 180° about the axis)"
     return None
 
 
 def load_urdf_with_loops(path, *, floating: bool = False, gravity=(0.0, 0.0, -9.81), xml: str | None = None):
     """``(model, loops)``: a URDF file's tree (:func:`jaxmbd.load_urdf`) and the :class:`Loop` s that close
-    it.  Two conventions close loops in a URDF (:func:`jaxmbd.model.urdf_tree_and_loops`): a ``<joint>``
-    whose child link already hangs from another joint (SDFormat's: revolute and continuous close a
+    it.  Two conventions close loops in a URDF (:func:`jaxmbd.model.urdf_tree_and_loops`): a cut joint, a
+    ``<joint>`` whose child link already hangs from another joint (revolute and continuous close a
     revolute loop, prismatic a prismatic one, fixed a weld, at the child's origin), and Drake's
-    ``<drake:ball_constraint>`` (a ball)."""
+    ``<drake:ball_constraint>`` (a ball).  Bad directions are one-line errors."""
+    from .joints import ModelError
     from .model import urdf_tree_and_loops
 
     model, specs = urdf_tree_and_loops(path, floating=floating, gravity=gravity, xml=xml)
-    return model, tuple(Loop(**{k: (jnp.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in spec.items()}) for spec in specs)
+    loops = tuple(Loop(**{k: (jnp.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in spec.items()}) for spec in specs)
+    for lp in loops:
+        problem = lp.direction_problem()
+        if problem:
+            raise ModelError(f"{path if xml is None else (path or '<urdf string>')}: {problem}")
+    return model, loops

@@ -433,11 +433,18 @@ def _urdf_cut_joints(root, src, links, cuts) -> list[dict]:
         kind = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic", "fixed": "weld"}[jt]
         if kind == "weld":
             axis = np.array([0.0, 0.0, 1.0])
-        across = np.cross(axis, [1.0, 0.0, 0.0] if abs(axis[0]) < 0.9 else [0.0, 1.0, 0.0])
+        n = np.linalg.norm(axis)
+        if not n > 0.0:
+            raise ModelError(f"{src}: joint {jn!r}: axis is zero; expected a direction")
+        axis = axis / n
         # the child's frame is the joint's frame (at zero joint motion): its point and axes in the parent's
         # frame are the joint origin's, in the child's frame the origin and the axis itself
-        out.append(dict(name=jn, body_a=parent, body_b=child, point_a=pl.p, point_b=np.zeros(3), joint=kind,
-                        axis_a=pl.R @ axis, axis_b=axis, reference_a=pl.R @ across, reference_b=across))
+        spec = dict(name=jn, body_a=parent, body_b=child, point_a=pl.p, point_b=np.zeros(3), joint=kind,
+                    axis_a=pl.R @ axis, axis_b=axis)
+        if kind != "revolute":  # a direction across the axis, fixed in both frames alike
+            across = np.cross(axis, [1.0, 0.0, 0.0] if abs(axis[0]) < 0.9 else [0.0, 1.0, 0.0])
+            spec |= dict(reference_a=pl.R @ across, reference_b=across)
+        out.append(spec)
     for k, el in enumerate(root.findall(DRAKE_NS + "ball_constraint")):
         where = f"{src}: <drake:ball_constraint> {k}"
         parts = {}
@@ -478,11 +485,14 @@ def urdf_tree_and_loops(path, *, floating: bool = False, gravity=(0.0, 0.0, -9.8
 
     **Closed loops.**  URDF is a tree; two conventions close loops in it, and both are read as cut joints:
 
-    - a ``<joint>`` whose child link already hangs from another joint (the convention of SDFormat, whose
-      models may close loops): a revolute or continuous joint closes a ``revolute`` loop, a prismatic
-      joint a ``prismatic`` loop and a fixed joint a ``weld``, named after the joint, between its parent
-      link (at the joint's ``<origin>``) and its child link (at the child's origin: the child's frame is
-      the joint's frame at zero motion);
+    - a ``<joint>`` whose child link already hangs from another joint earlier in the file (a cut joint):
+      a revolute or continuous joint closes a ``revolute`` loop, a prismatic joint a ``prismatic`` loop
+      and a fixed joint a ``weld``, named after the joint, between its parent link (at the joint's
+      ``<origin>``) and its child link at the child's origin, with the joint's axis in both frames: as in
+      the tree, the child's frame is the joint's frame at zero motion.  The child's origin is where its
+      own tree joint is, so a loop closed elsewhere on a link (a four-bar's rocker tip) needs a massless
+      link fixed there to be the cut joint's child (tests/test_loops.py builds one).  The cut joint's
+      ``<limit>``, ``<dynamics>`` and ``<mimic>`` are not read, as for the tree's joints;
     - Drake's ``<drake:ball_constraint>`` (``xmlns:drake="http://drake.mit.edu"``): a ``ball`` loop named
       ``ball_constraint_<k>`` between ``body_A`` at ``p_AP`` and ``body_B`` at ``p_BQ`` (link frames).
     """

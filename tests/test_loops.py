@@ -631,3 +631,73 @@ def test_loops_are_read_from_urdf(tmp_path):
     with pytest.raises(mbd.SystemFileError, match=r"model\.urdf: .*joint 'pin': a joint closing a loop .* must be revolute") as err:
         mbd.load_system(toml)
     assert "\n" not in str(err.value)
+
+
+def spatial_tree():
+    """A tree that moves in 3-D: a free base, a spherical arm on it, a universal joint and a prismatic one."""
+    b = ModelBuilder()
+    b.add_body("base", body=Body(5.0, (0.1, -0.2, 0.3), np.diag([0.4, 0.5, 0.6])), joint=mbd.Free())
+    b.add_body("arm", body=Body(2.0, (0.5, 0.1, 0.0), np.diag([0.05, 0.3, 0.3])), joint=mbd.Spherical(), parent="base",
+               placement=Placement(p=np.array([0.3, 0.2, -0.1])))
+    b.add_body("fork", body=Body(1.0, (0.0, 0.3, 0.1), np.diag([0.1, 0.02, 0.1])), joint=mbd.Universal((1.0, 0.0, 0.0), (0.0, 0.0, 1.0)),
+               parent="arm", placement=Placement(p=np.array([1.0, 0.0, 0.0])))
+    b.add_body("slide", body=Body(0.5, (0.0, 0.0, 0.2), np.diag([0.01, 0.01, 0.01])), joint=mbd.Prismatic((0.0, 0.6, 0.8)),
+               parent="fork", placement=Placement(p=np.array([0.0, 0.5, 0.0])))
+    return b.build()
+
+
+def spatial_loops(joint):
+    return (Loop(name="l1", body_a="slide", body_b="base", point_a=jnp.array([0.1, -0.3, 0.2]), point_b=jnp.array([-0.4, 0.5, 0.3]),
+                 joint=joint, axis_a=jnp.array([0.2, 0.9, -0.3]), axis_b=jnp.array([1.0, 0.1, 0.4]),
+                 reference_a=jnp.array([0.7, 0.1, 0.5]), reference_b=jnp.array([-0.2, 0.3, 1.0]),
+                 length=jnp.asarray(0.8 if joint == "distance" else 0.0)),
+            Loop(name="l2", body_a="world", body_b="fork", point_a=jnp.array([0.5, 0.2, -0.4]), point_b=jnp.array([0.2, 0.1, 0.3]),
+                 joint=joint, axis_a=jnp.array([0.0, 0.3, 1.0]), axis_b=jnp.array([0.4, -0.1, 0.9]),
+                 reference_a=jnp.array([1.0, 0.0, 0.2]), reference_b=jnp.array([0.1, 1.0, 0.0]),
+                 length=jnp.asarray(1.1 if joint == "distance" else 0.0)))
+
+
+def test_written_out_rows_and_loop_wrenches_in_three_dimensions():
+    """On a tree moving in 3-D (a free base, a spherical, a universal and a prismatic joint; random q and v,
+    the loops not closed): each kind's written-out φ, J_c and J̇_c v equal their automatic derivatives
+    (1e-12 of their size), and the wrenches loop_wrenches puts on the bodies for random multipliers give
+    the generalised force J_cᵀ λ through the bodies' Jacobians, Σ J_iᵀ W_i (1e-12): the split of each
+    loop's force and moments between its bodies is the rows' own."""
+    from jaxmbd.dynamics.constrained import loop_terms_from, loop_wrenches
+    from jaxmbd.kinematics import Kinematics
+
+    model = spatial_tree()
+    rng = np.random.default_rng(7)
+    q = np.asarray(model.neutral(), float) + rng.normal(0.0, 0.4, model.nq)
+    q = jnp.asarray(model.normalise(jnp.asarray(q)))
+    v = jnp.asarray(rng.normal(0.0, 1.0, model.nv))
+    kin = Kinematics.compute(model, q, v)
+    for joint in ("ball", "revolute", "prismatic", "weld", "distance"):
+        loops = spatial_loops(joint)
+        ref = loop_terms(loops, model, q, v)
+        ours = loop_terms_from(loops, model, q, v, kin)
+        for a, b in zip(ours, ref):
+            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=0, atol=1e-12 * max(1.0, np.abs(np.asarray(b)).max()))
+        lam = jnp.asarray(rng.normal(0.0, 10.0, sum(lp.n_rows for lp in loops)))
+        W = loop_wrenches(loops, model, kin, lam)
+        generalised = sum(np.asarray(mbd.body_jacobian(model, q, name)).T @ np.asarray(W[i]) for i, name in enumerate(model.body_names))
+        expected = np.asarray(ref[1]).T @ np.asarray(lam)
+        np.testing.assert_allclose(generalised, expected, rtol=0, atol=1e-12 * np.abs(expected).max(), err_msg=joint)
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(joint="prismatic", reference_b=jnp.zeros(3)), "reference_b: expected a direction across axis_b"),
+    (dict(joint="weld", axis_a=jnp.zeros(3)), "axis_a: expected a non-zero direction"),
+    (dict(joint="ball", length=jnp.asarray(1.0)), 'length: only a "distance" loop has a length'),
+    (dict(joint="revolute", axis_a=jnp.array([0.0, 1.0, 0.0]), axis_b=jnp.array([0.0, -1.0, 0.0])), "axis_b points against axis_a"),
+])
+def test_bad_loop_directions_in_python_are_one_line(kw, message):
+    """A loop built in Python with a zero reference or axis, a key its joint does not use, or an axis
+    pointing against the other (the rows alone would accept it: another joint than the one given):
+    check_closure names the loop and the key in one line; nothing is NaN."""
+    from jaxmbd.loops import check_closure
+
+    model, _ = four_bar()
+    args = dict(name="pin", body_a="coupler", body_b="rocker", point_a=jnp.array([B, 0.0, 0.0]), point_b=jnp.array([C, 0.0, 0.0]))
+    problem = check_closure(Loop(**(args | kw)), model, closed_q(np.radians(30.0)))
+    assert problem is not None and message in problem and "'pin'" in problem and "\n" not in problem, problem

@@ -494,7 +494,7 @@ class _Loader:
         self.r = r
         self.config = config
         self.path = path
-        self.urdf_loops = ()  # the loops a [model] URDF closes (load_urdf(..., loops=True))
+        self.urdf_loops = ()  # the loops a [model] URDF closes (load_urdf_with_loops)
 
     def load(self, validate: bool = True) -> LoadedSystem:
         r = self.r
