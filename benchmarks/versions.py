@@ -1,7 +1,7 @@
 """Two checkouts of jaxmbd back to back on one machine: end-to-end runs of the crane vessel and the
 floating crane, each code in fresh processes taken in turn, so that both see the same machine.
 
-    python -m benchmarks.versions --base DIR [--label-base NAME] [--processes 5]
+    python -m benchmarks.versions --base DIR [--processes 5]
 
 ``DIR``: another checkout (e.g. ``git worktree add /tmp/base <commit>``).  Each process imports the
 jaxmbd of its own checkout (it runs with that checkout as its working directory and first on
