@@ -509,6 +509,7 @@ def slider_crank(closure):
     return b.build(), loop, r, ell
 
 
+@pytest.mark.slow  # 9 s; the default suite checks the prismatic loop on the rail (closed form) and in 3-D
 def test_a_slider_crank_on_a_prismatic_loop_moves_as_on_a_prismatic_joint():
     """The slider-crank closed by a prismatic loop (the slider's rail cut) and with the slider on the
     tree's prismatic joint (the crank pin cut) move alike: the crank angle over 2 s from rest at 60° under
