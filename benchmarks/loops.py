@@ -193,20 +193,7 @@ def _case(case: str) -> dict:
         y = initial_state(system, q0=q0)  # t0 = 30 s: past the waves' 20 s ramp
         return {"case": case, "seconds": rhs_seconds(system, y, None, t0=30.0)}
     if case == "mujoco":
-        import time
-
-        import mujoco
-
-        m = mujoco.MjModel.from_xml_string(_mjcf())
-        d = mujoco.MjData(m)
-        d.qpos[:] = _q0()
-        times = []
-        for _ in range(7):
-            t0 = time.perf_counter()
-            for _ in range(2000):
-                mujoco.mj_forward(m, d)
-            times.append((time.perf_counter() - t0) / 2000)
-        return {"case": case, "seconds": statistics.median(times)}
+        return {"case": case, "seconds": _mj_forward_seconds(_mjcf(), _q0())[0]}
     import jax.numpy as jnp
 
     import jaxmbd as mbd
