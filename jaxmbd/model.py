@@ -394,6 +394,9 @@ def _urdf_joint(jel, src, links, child_of, b, cuts):
     for role, ln in (("parent", parent), ("child", child)):
         if ln not in links:
             raise ModelError(f"{where}: {role} link {ln!r} is not defined")
+    if jel.find("mimic") is not None:  # a coordinate driven by another: ignoring it would free the joint
+        raise ModelError(f"{where}: <mimic> is not supported (a joint driven by another); model the coupling as a "
+                         "loop or a controller")
     ax_el = jel.find("axis")
     axis = _floats(ax_el.get("xyz") if ax_el is not None else None, 3, where + " axis", (1.0, 0.0, 0.0))
     n = np.linalg.norm(axis)
@@ -471,7 +474,9 @@ def load_urdf(path, *, floating: bool = False, gravity=(0.0, 0.0, -9.81), xml: s
     joint is a revolute joint with one coordinate; a ``planar`` joint moves in
     the plane normal to its ``<axis>`` (:class:`~jaxmbd.joints.Planar`, q = two
     in-plane translations and the rotation about the axis).  ``floating`` joints
-    are refused with the joint's name and the file.
+    are refused with the joint's name and the file, and so is a ``<mimic>`` (a joint driven
+    by another).  A joint's ``<limit>`` and ``<dynamics>`` are not read: limits and friction
+    are force elements (``pto``, ``fender``) in jaxmbd.
 
     A file that closes loops is refused in one line: :func:`jaxmbd.loops.load_urdf_with_loops` reads it.
     """
@@ -492,7 +497,7 @@ def urdf_tree_and_loops(path, *, floating: bool = False, gravity=(0.0, 0.0, -9.8
       the tree, the child's frame is the joint's frame at zero motion.  The child's origin is where its
       own tree joint is, so a loop closed elsewhere on a link (a four-bar's rocker tip) needs a massless
       link fixed there to be the cut joint's child (tests/test_loops.py builds one).  The cut joint's
-      ``<limit>``, ``<dynamics>`` and ``<mimic>`` are not read, as for the tree's joints;
+      ``<limit>`` and ``<dynamics>`` are not read, as for the tree's joints (a ``<mimic>`` is refused);
     - Drake's ``<drake:ball_constraint>`` (``xmlns:drake="http://drake.mit.edu"``): a ``ball`` loop named
       ``ball_constraint_<k>`` between ``body_A`` at ``p_AP`` and ``body_B`` at ``p_BQ`` (link frames).
     """

@@ -51,6 +51,9 @@ def test_bad_placement_is_refused():
 URDF_FLOATING = """<robot name="r"><link name="a"/><link name="b"/>
 <joint name="slide" type="floating"><parent link="a"/><child link="b"/></joint></robot>"""
 URDF_TWO_ROOTS = """<robot name="r"><link name="a"/><link name="b"/></robot>"""
+URDF_MIMIC = """<robot name="r"><link name="a"/><link name="b"/><link name="c"/>
+<joint name="j1" type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 0 1"/></joint>
+<joint name="j2" type="revolute"><parent link="b"/><child link="c"/><axis xyz="0 0 1"/><mimic joint="j1"/></joint></robot>"""
 URDF_MISSING = """<robot name="r"><link name="a"/>
 <joint name="j" type="revolute"><parent link="a"/><child link="ghost"/><axis xyz="0 0 1"/></joint></robot>"""
 
@@ -60,6 +63,7 @@ URDF_MISSING = """<robot name="r"><link name="a"/>
     [
         (URDF_FLOATING, "joint 'slide': joint type 'floating' is not supported"),
         (URDF_TWO_ROOTS, "expected one root link"),
+        (URDF_MIMIC, r"joint 'j2': <mimic> is not supported"),
         (URDF_MISSING, "child link 'ghost' is not defined"),
         ("<robot><link", "cannot read URDF"),
     ],
