@@ -11,6 +11,7 @@ import warnings
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from jaxmbd.examples import floating_crane
 from jaxmbd.forces import SpringDamper, WindDrag, WireRope
@@ -52,6 +53,7 @@ def test_float32_system_stays_float32():
     _check_float32(system, q0)
 
 
+@pytest.mark.slow  # 8 s; test_float32_system_stays_float32 keeps a float32 run in the default suite
 def test_float32_nonlinear_hydrostatics_and_froude_krylov_stay_float32():
     """The pressure integration over the wetted hull (its clipping, the wave's pressure and the
     linear Froude-Krylov force taken out of the excitation)."""

@@ -109,6 +109,7 @@ save_dt = 0.5
 """
 
 
+@pytest.mark.slow  # 16 s; the curve against MoorPy and the static offset stay in the default suite
 def test_the_mooring_command_writes_the_curve_and_the_offset(tmp_path, capsys):
     from jaxmbd.cli import main
 

@@ -47,6 +47,7 @@ def test_nonlinear_heel_follows_the_wall_sided_formula_until_the_deck_edge_immer
     assert -lin[1] == pytest.approx(math.degrees(phi), rel=1e-6)
 
 
+@pytest.mark.slow  # 9 s; the heel against the wall-sided formula and the capsize report stay in the default suite
 def test_stability_command_writes_the_curve(tmp_path, capsys):
     code = cli(["stability", str(STUDY / "system.toml"), "--out", str(tmp_path), "--step", "5", "--axis", "roll"])
     assert code == 0
