@@ -60,22 +60,12 @@ def _a_frame_geometry():
     free vessel, in air."""
     import math
 
-    import numpy as np
-
     from studies.a_frame import system as af
-    from studies.osv_lift.hull import BEAM, LENGTH
     from studies.osv_lift.system import DISPLACEMENT
 
-    a0 = math.radians(af.START_DEG)
     m_hull = DISPLACEMENT - af.M_FRAME - af.M_LOAD - 2 * (af.BARREL[0] + af.ROD[0])
-    hull_I = (m_hull * (0.35 * BEAM) ** 2, m_hull * (0.26 * LENGTH) ** 2, m_hull * (0.27 * LENGTH) ** 2)
-    frame_I = (af.M_FRAME * (af.FRAME_HEIGHT**2 + af.FRAME_SPAN**2) / 12, af.M_FRAME * af.FRAME_HEIGHT**2 / 12,
-               af.M_FRAME * af.FRAME_SPAN**2 / 12)
-    top = af.HINGE + af.FRAME_HEIGHT * np.array([math.sin(a0), 0.0, math.cos(a0)])
-    load = top - np.array([0.0, 0.0, af.ROPE_LENGTH + af.LOAD_SIDE / 2])
-    k_rope = af.ROPE_EA / af.ROPE_LENGTH
-    return dict(af=af, a0=a0, cyl=af.cylinder_poses(af.START_DEG), m_hull=m_hull, hull_I=hull_I, frame_I=frame_I, load=load,
-                k_rope=k_rope, rope_c=0.02 * 2 * math.sqrt(k_rope * af.M_LOAD), rope_rest=af.ROPE_LENGTH - af.M_LOAD * af.G / k_rope)
+    return dict(af=af, a0=math.radians(af.START_DEG), cyl=af.cylinder_poses(af.START_DEG), m_hull=m_hull,
+                hull_I=af.hull_inertia(m_hull), frame_I=af.FRAME_INERTIA, load=af.load_position(af.START_DEG))
 
 
 def _a_frame_system():
@@ -96,7 +86,7 @@ def _a_frame_system():
     b.add_body("vessel", body=Body(g["m_hull"], (0.0, 0.0, 2.25), np.diag(g["hull_I"])), joint=mbd.Free())
     b.add_body("aframe", body=Body(af.M_FRAME, (0.0, 0.0, af.FRAME_HEIGHT / 2), np.diag(g["frame_I"])),
                joint=mbd.Revolute((0.0, 1.0, 0.0)), parent="vessel", placement=Placement(p=af.HINGE), joint_name="tilt")
-    loops, place, _ = af.add_cylinder_bodies(b, af.START_DEG)
+    loops, place = af.add_cylinder_bodies(b, af.START_DEG)
     b.add_body("load", body=Body(af.M_LOAD, (0.0, 0.0, 0.0), _box_inertia(af.M_LOAD, np.full(3, af.LOAD_SIDE))), joint=mbd.Free(),
                joint_name="load")
     model = b.build()
@@ -105,8 +95,8 @@ def _a_frame_system():
     q0[model.q_slice("load")] = [*g["load"], 1.0, 0.0, 0.0, 0.0]
     q0 = place(model, q0)
     rope = WireRope(name="hoist", body_a="aframe", point_a=jnp.asarray([0.0, 0.0, af.FRAME_HEIGHT]), body_b="load",
-                    point_b=jnp.asarray([0.0, 0.0, af.LOAD_SIDE / 2]), EA=jnp.asarray(af.ROPE_EA), length=jnp.asarray(g["rope_rest"]),
-                    damping=jnp.asarray(g["rope_c"]), transition=jnp.asarray(1e3))
+                    point_b=jnp.asarray([0.0, 0.0, af.LOAD_SIDE / 2]), EA=jnp.asarray(af.ROPE_EA), length=jnp.asarray(af.ROPE_REST),
+                    damping=jnp.asarray(af.ROPE_DAMPING), transition=jnp.asarray(1e3))
     cylinders = tuple(Cylinder(name=f"cylinder_{side}", body_a="vessel", point_a=jnp.asarray(af.CYL_BASE[k]), body_b="aframe",
                                point_b=jnp.asarray(af.CYL_PIN[k]), target=jnp.asarray(af.cylinder_length(af.END_DEG, k)),
                                max_force=jnp.asarray(af.CYL_FORCE), min_length=jnp.asarray(af.CYL_STROKE[0]),
@@ -150,7 +140,7 @@ def _a_frame_mjcf():
     actuators = "".join(f'<general joint="slide{k}" biastype="affine" gainprm="{af.CYL_KP!r}" biasprm="0 {-af.CYL_KP!r} {-af.CYL_KD!r}"/>'
                         for k in range(2))
     return (f'<mujoco><option gravity="0 0 -9.81" timestep="0.01"/><worldbody>{vessel}</worldbody>'
-            f'<tendon><spatial stiffness="{g["k_rope"]!r}" damping="{g["rope_c"]!r}" springlength="{g["rope_rest"]!r}">'
+            f'<tendon><spatial stiffness="{af.ROPE_STIFFNESS!r}" damping="{af.ROPE_DAMPING!r}" springlength="{af.ROPE_REST!r}">'
             f'<site site="top"/><site site="hook"/></spatial></tendon>'
             f'<equality>{equality}</equality><actuator>{actuators}</actuator></mujoco>')
 

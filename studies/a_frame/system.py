@@ -65,6 +65,20 @@ RAMP_TIME = 20.0
 BARREL = (3000.0, 2.5, (40.0, 2500.0, 2500.0))
 ROD = (1500.0, -2.0, (10.0, 1200.0, 1200.0))
 SIDES = ("port", "starboard")
+FRAME_INERTIA = M_FRAME * np.array([(FRAME_HEIGHT**2 + FRAME_SPAN**2) / 12, FRAME_HEIGHT**2 / 12, FRAME_SPAN**2 / 12])  # kg m², diagonal
+ROPE_STIFFNESS = ROPE_EA / ROPE_LENGTH  # N/m
+ROPE_REST = ROPE_LENGTH - M_LOAD * G / ROPE_STIFFNESS  # m: unstretched, so the load hangs ROPE_LENGTH under the crosshead
+ROPE_DAMPING = 0.02 * 2 * math.sqrt(ROPE_STIFFNESS * M_LOAD)  # N s/m: 2 % of critical
+
+
+def hull_inertia(m_hull: float) -> np.ndarray:
+    """The hull's diagonal inertia (kg m²) about its centre of mass: radii of gyration 0.35 B, 0.26 L, 0.27 L."""
+    return m_hull * np.array([(0.35 * BEAM) ** 2, (0.26 * LENGTH) ** 2, (0.27 * LENGTH) ** 2])
+
+
+def load_position(angle_deg: float) -> np.ndarray:
+    """The load's centre (vessel frame) hanging under the crosshead with the frame at ``angle_deg``."""
+    return _frame_top(angle_deg) - np.array([0.0, 0.0, ROPE_LENGTH + LOAD_SIDE / 2])
 
 
 def cylinder_length(angle_deg: float, k: int = 0) -> float:
@@ -87,13 +101,20 @@ def cylinder_poses(angle_deg: float):
     return out
 
 
+def cylinder_moment(angle_deg: float) -> np.ndarray:
+    """The cylinder bodies' first moment of mass (kg m, vessel frame) with the frame at ``angle_deg``."""
+    moment = np.zeros(3)
+    for base, beta, length in cylinder_poses(angle_deg):
+        u = np.array([math.cos(beta), 0.0, -math.sin(beta)])
+        moment += BARREL[0] * (base + u * BARREL[1]) + ROD[0] * (base + u * (length + ROD[1]))
+    return moment
+
+
 def add_cylinder_bodies(b, angle_deg: float):
     """Add each cylinder's barrel and rod to the builder ``b`` (under ``vessel``); returns the loops that pin
-    the rods to the frame, a function setting the bodies' coordinates at ``angle_deg`` in a q, and their
-    masses' first moment (kg m, vessel frame) there."""
+    the rods to the frame and a function setting the bodies' coordinates at ``angle_deg`` in a q."""
     from jaxmbd.loops import Loop
 
-    moment = np.zeros(3)
     poses = cylinder_poses(angle_deg)
     for k, (base, beta, length) in enumerate(poses):
         c, s_ = math.cos(beta), math.sin(beta)
@@ -103,7 +124,6 @@ def add_cylinder_bodies(b, angle_deg: float):
                    joint_name=f"swing_{SIDES[k]}")
         b.add_body(f"rod_{SIDES[k]}", body=Body(ROD[0], (ROD[1], 0.0, 0.0), np.diag(ROD[2])), joint=Prismatic((1.0, 0.0, 0.0)),
                    parent=f"barrel_{SIDES[k]}", joint_name=f"stroke_{SIDES[k]}")
-        moment += BARREL[0] * (base + R[:, 0] * BARREL[1]) + ROD[0] * (base + R[:, 0] * (length + ROD[1]))
     loops = tuple(Loop(name=f"pin_{side}", body_a=f"rod_{side}", body_b="aframe", point_a=jnp.zeros(3),
                        point_b=jnp.asarray(CYL_PIN[k])) for k, side in enumerate(SIDES))
 
@@ -112,7 +132,7 @@ def add_cylinder_bodies(b, angle_deg: float):
             q[model.q_slice(f"stroke_{SIDES[k]}")] = length
         return q
 
-    return loops, place, moment
+    return loops, place
 
 
 def sea(hs=2.0, tp=8.0, heading_deg=0.0, n_frequencies=100):
@@ -135,26 +155,24 @@ def build(hs=2.0, tp=8.0, heading_deg=0.0, *, n_frequencies=100, hydro=None, pre
     if cylinders not in ("forces", "bodies"):
         raise ValueError(f'cylinders: expected "forces" or "bodies", got {cylinders!r}')
     hd = hydro if hydro is not None else read_capytaine(HULL_NC)
-    top0 = _frame_top(START_DEG)
-    load0 = top0 - np.array([0.0, 0.0, ROPE_LENGTH + LOAD_SIDE / 2])
+    load0 = load_position(START_DEG)
     a0 = math.radians(START_DEG)
     frame_com = HINGE + 0.5 * FRAME_HEIGHT * np.array([math.sin(a0), 0.0, math.cos(a0)])
     b = ModelBuilder(source="a_frame")
-    loops, place, cyl_moment = (), None, np.zeros(3)
+    loops, place = (), None
     m_cyl = 2 * (BARREL[0] + ROD[0]) if cylinders == "bodies" else 0.0
     m_hull = DISPLACEMENT - M_FRAME - M_LOAD - m_cyl
-    if cylinders == "bodies":
-        _, _, cyl_moment = add_cylinder_bodies(ModelBuilder(), START_DEG)
+    cyl_moment = cylinder_moment(START_DEG) if cylinders == "bodies" else np.zeros(3)
     moment = (M_FRAME * frame_com + M_LOAD * load0 + cyl_moment)[:2]
     hull_com = np.array([*(-moment / m_hull), 2.25])
-    hull_I = m_hull * np.diag([(0.35 * BEAM) ** 2, (0.26 * LENGTH) ** 2, (0.27 * LENGTH) ** 2])
-    frame_I = M_FRAME * np.diag([(FRAME_HEIGHT**2 + FRAME_SPAN**2) / 12, FRAME_HEIGHT**2 / 12, FRAME_SPAN**2 / 12])
+    hull_I = np.diag(hull_inertia(m_hull))
+    frame_I = np.diag(FRAME_INERTIA)
 
     b.add_body("vessel", body=Body(m_hull, hull_com, hull_I), joint=Free(), joint_name="vessel")
     b.add_body("aframe", body=Body(M_FRAME, (0.0, 0.0, FRAME_HEIGHT / 2), frame_I), joint=Revolute((0.0, 1.0, 0.0)),
                parent="vessel", placement=Placement(p=HINGE), joint_name="tilt")
     if cylinders == "bodies":
-        loops, place, _ = add_cylinder_bodies(b, START_DEG)
+        loops, place = add_cylinder_bodies(b, START_DEG)
     b.add_body("load", body=Body(M_LOAD, (0.0, 0.0, 0.0), _box_inertia(M_LOAD, np.full(3, LOAD_SIDE))), joint=Free(),
                joint_name="load")
     model = b.build()
@@ -174,11 +192,9 @@ def build(hs=2.0, tp=8.0, heading_deg=0.0, *, n_frequencies=100, hydro=None, pre
     moor = LinearMooring(name="mooring", body="vessel", point=jnp.zeros(3), reference=jnp.zeros(3),
                          stiffness=jnp.diag(jnp.array([k_h, k_h, 0.0, 0.0, 0.0, k_h * (0.27 * LENGTH) ** 2])),
                          damping=jnp.zeros((6, 6)))
-    k_rope = ROPE_EA / ROPE_LENGTH
     rope = WireRope(name="hoist", body_a="aframe", point_a=jnp.asarray([0.0, 0.0, FRAME_HEIGHT]), body_b="load",
                     point_b=jnp.asarray([0.0, 0.0, LOAD_SIDE / 2]), EA=jnp.asarray(ROPE_EA),
-                    length=jnp.asarray(ROPE_LENGTH - M_LOAD * G / k_rope),
-                    damping=jnp.asarray(0.02 * 2 * math.sqrt(k_rope * M_LOAD)), transition=jnp.asarray(1e3))
+                    length=jnp.asarray(ROPE_REST), damping=jnp.asarray(ROPE_DAMPING), transition=jnp.asarray(1e3))
 
     def cylinder_forces(f0):
         return [Cylinder(name=f"cylinder_{side}", body_a="vessel", point_a=jnp.asarray(CYL_BASE[k]), body_b="aframe",
