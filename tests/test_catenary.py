@@ -184,6 +184,7 @@ def test_a_catenary_line_is_read_from_a_system_file(tmp_path):
     assert "\n" not in str(err.value)
 
 
+@pytest.mark.slow  # 16 s; the spread's stiffness against MoorPy stays in the default suite
 def test_a_spread_is_the_sum_of_its_lines_and_reads_compactly_from_a_file(tmp_path):
     """Four lines by their headings in one table load the body exactly as four catenary lines written
     one by one (to 1e-12 of the largest wrench component), with one output per line."""

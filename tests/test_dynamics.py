@@ -13,6 +13,7 @@ from jaxmbd.simulation import Integrator, simulate
 from jaxmbd.system import System
 
 
+@pytest.mark.slow  # 11 s; the four-link study's smoke checks energy to 1e-8 in the default suite
 def test_four_link_energy_is_conserved():
     """Tolerance 1e-8 of the largest kinetic energy: Dopri8 at rtol = atol = 1e-12 keeps the
     local error near 1e-12 per step, a few thousand steps over 20 s."""

@@ -46,6 +46,7 @@ def _floating_crane_with_every_element(sea):
                   report_joints=system.report_joints), q0
 
 
+@pytest.mark.slow  # 15 s; float32 kernels stay in the default suite through tests/test_dynamics*.py
 def test_float32_system_stays_float32():
     """Every library force element (the controllers are covered by test_optim's float32 run)."""
     sea = SeaState(spectrum=JONSWAP(3.0, 9.0), n_frequencies=20, mean_direction=jnp.asarray(0.3))

@@ -62,6 +62,7 @@ def test_the_restoring_curve_against_moorpy():
     assert outs["spread/fairlead_tension"].shape == (9, 4) and force[-1, 0] < force[1, 0] < 0.0
 
 
+@pytest.mark.slow  # 17 s; the mooring curve against MoorPy stays in the default suite
 def test_the_static_offset_balances_a_steady_load():
     """A steady 500 kN along +x: the hull settles where the spread pulls back 500 kN (the restoring curve
     at the offset found, to 1e-6 of the load), without sway or yaw (symmetric about x, 1e-6 m / rad)."""
