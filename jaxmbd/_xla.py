@@ -64,14 +64,12 @@ def set_xla_flags():
 FORWARD_JIT_OPTIONS = {"xla_cpu_scheduler_type": "CPU_SCHEDULER_TYPE_MEMORY_OPTIMIZED"} if _applies() else {}
 
 
-def _top_level_on_cpu() -> bool:
-    """True outside any JAX trace (compiler options are accepted by a top-level jit only) with the CPU as
-    the default backend (the option is XLA:CPU's; it was not measured elsewhere)."""
-    try:
-        from jax._src.core import trace_state_clean
-    except ImportError:  # another jax: no options (they are gated on the measured versions anyway)
-        return False
-    return trace_state_clean() and jax.default_backend() == "cpu"
+def _top_level_on_cpu(args) -> bool:
+    """True when no argument is being traced (compiler options are accepted by a top-level jit only:
+    the functions wrapped here take every array they use as an argument) with the CPU as the default
+    backend (the option is XLA:CPU's; it was not measured elsewhere)."""
+    traced = any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves(args))
+    return not traced and jax.default_backend() == "cpu"
 
 
 def forward_jit(fun=None, *, jit=eqx.filter_jit, **kwargs):
@@ -87,7 +85,7 @@ def forward_jit(fun=None, *, jit=eqx.filter_jit, **kwargs):
 
     @functools.wraps(fun)
     def call(*args, **kw):
-        return (tuned if _top_level_on_cpu() else plain)(*args, **kw)
+        return (tuned if _top_level_on_cpu((args, kw)) else plain)(*args, **kw)
 
     return call
 

@@ -63,7 +63,8 @@ def _demo(args) -> int:
 
     from .examples import floating_crane
     from .hydro import JONSWAP, SeaState
-    from .simulation import Integrator, initial_state, simulate, static_equilibrium
+    from .run import run, solve_start
+    from .simulation import Integrator, initial_state
     from .statistics import ExtremeStatistics
 
     out = Path(args.out)
@@ -75,7 +76,8 @@ def _demo(args) -> int:
           f"sea Hs = {args.hs} m, Tp = {args.tp} s, waves from stern to bow; {args.realisations} realisations of "
           f"{args.duration:.0f} s on {jax.devices()[0].platform.upper()}")
     t0 = time.perf_counter()
-    q0 = static_equilibrium(system, q_guess)
+    start = solve_start(system, q_guess)
+    q0 = start.q
 
     # one compiled call: op by op, the outputs' hundreds of small operations took 3.7 s
     static = eqx.filter_jit(lambda system, q: system.outputs(0.0, initial_state(system, q)))(system, q0)
@@ -83,8 +85,8 @@ def _demo(args) -> int:
     print(f"static equilibrium: hook load {T_static / G / TONNE:.1f} t, barge heave {float(q0[2]):+.3f} m "
           f"({time.perf_counter() - t0:.1f} s)")
     integ = Integrator("rk4", dt=0.05)
-    res = simulate(system, args.duration, save_dt=0.25, integrator=integ, q0=q0, key=jax.random.key(args.seed),
-                   n_realisations=args.realisations, chunk_size=args.chunk, progress=Progress("simulating"))
+    res = run(system, start, duration=args.duration, save_dt=0.25, integrator=integ, seed=args.seed,
+              n_realisations=args.realisations, chunk_size=args.chunk, progress=Progress("simulating"))
     wall = time.perf_counter() - t0
     T = res.outputs["hoist1/tension"] + res.outputs["hoist2/tension"]
     sway = np.degrees(np.maximum(res.outputs["hoist1/sway"], res.outputs["hoist2/sway"]))
@@ -138,34 +140,23 @@ def _load(path):
     return load_system(path)
 
 
-def _start(loaded):
-    return loaded.initial_configuration()
-
-
-FIT_MIN_REALISATIONS = 5  # a Gumbel fit to fewer maxima is refused
-STORM = 10800.0  # s: the 3-hour storm of DNV-ST-N001 and DNV-RP-C205
-
-
 def _run(args) -> int:
-    from . import __version__
+    from .run import run, start_of
 
     loaded = _load(args.system)
     out = Path(args.out or f"out/{loaded.system.name}")
     _same_source(out / "result.nc", args.system, explicit=bool(args.out))
+    if loaded.scenario and args.duration:
+        print(f"jaxmbd run: --duration: {args.system} has a [scenario], whose phases set the duration (each "
+              "phase's max_duration and condition); leave --duration out", file=sys.stderr)
+        return 2
     out.mkdir(parents=True, exist_ok=True)
-    q0 = _start(loaded)
-    n = loaded.realisations(args.realisations)
-    seed = loaded.seed if args.seed is None else args.seed
-    system = loaded.system
-    attrs = {"system_file": str(args.system), "seed": int(seed), "jaxmbd_version": __version__,
-             "system_file_text": Path(args.system).read_text(encoding="utf-8-sig")}
+    res = run(loaded, start_of(loaded), seed=args.seed, duration=args.duration, n_realisations=args.realisations,
+              progress=Progress("realisations" if loaded.scenario else "simulating"))
     if loaded.scenario:
-        return _run_scenario(args, loaded, q0, n, seed, out, attrs)
-    duration = args.duration or loaded.duration
-    res = loaded.run(seed=seed, duration=duration, n_realisations=n, q0=q0, progress=Progress("simulating"))
-    res.attrs.update(attrs)
+        return _report_scenario(args, loaded, res, out)
     nc = _write_result(res, out / "result.nc")
-    return _summary(args, system, res.time, res.outputs, res.batched, res.excursions, duration, nc)
+    return _summary(args, res.system, res.time, res.outputs, res.batched, res.excursions, float(res.attrs["duration_s"]), nc)
 
 
 def _same_source(path: Path, system_file, explicit: bool):
@@ -196,7 +187,7 @@ def _write_result(res, path: Path) -> Path:
 def _summary(args, system, time, outputs, batched, found, duration, written, stationary=True) -> int:
     from . import validity
     from .results import component_labels
-    from .statistics import Gumbel
+    from .statistics import FIT_MIN_REALISATIONS, summarise_maxima
 
     block = validity.warning_block(found)
     if block:
@@ -215,20 +206,11 @@ def _summary(args, system, time, outputs, batched, found, duration, written, sta
         else:
             continue
         for label, x, unit in series:
-            x = x if batched else x[None]
-            maxima = np.max(x, axis=-1)
-            n_real = maxima.size
-            start = float(np.mean(x[..., 0]))
-            daf = f"{np.mean(maxima) / start:.3f}" if label.endswith("tension") and start > 0 and stationary else ""
-            row = [label, unit, f"{np.mean(maxima):.4g}", f"{np.std(maxima, ddof=1):.3g}" if maxima.size > 1 else "n/a",
-                   f"{np.percentile(maxima, 90):.4g}", daf]
-            if maxima.size >= FIT_MIN_REALISATIONS:
-                g = Gumbel.fit(maxima)
-                storm = f"{g.mu + g.beta * np.log(max(STORM / duration, 1.0)):.4g}" if stationary else "n/a"
-                row += [f"{g.mu:.4g}", storm]
-            else:
-                row += ["n/a", "n/a"]
-            rows.append(row)
+            m = summarise_maxima(x if batched else x[None], duration, stationary=stationary, daf=label.endswith("tension"))
+            n_real = m.n
+            rows.append([label, unit, f"{m.mean:.4g}", "n/a" if m.std is None else f"{m.std:.3g}", f"{m.p90:.4g}",
+                         "" if m.daf is None else f"{m.daf:.3f}", "n/a" if m.mpm is None else f"{m.mpm:.4g}",
+                         "n/a" if m.mpm_storm is None else f"{m.mpm_storm:.4g}"])
     print(_table(rows, ["output", "units", "mean of maxima", "std", "p90", "DAF", f"MPM {duration:g} s", "MPM 3 h"]))
     if n_real is not None and n_real < FIT_MIN_REALISATIONS:
         print(f"(most probable maxima need at least {FIT_MIN_REALISATIONS} realisations; this run has {n_real})")
@@ -245,43 +227,27 @@ def _summary(args, system, time, outputs, batched, found, duration, written, sta
     return 0
 
 
-def _run_scenario(args, loaded, q0, n, seed, out, attrs) -> int:
-    """A file with a [scenario]: each realisation runs the phases in turn (their ends are events of the
-    state, so each realisation has its own time grid and its own result file)."""
-    import jax
-
-    from . import validity
-
-    scenario = loaded.build_scenario()
-    system = loaded.system
-    if args.duration:
-        print(f"jaxmbd run: --duration: {args.system} has a [scenario], whose phases set the duration (each "
-              "phase's max_duration and condition); leave --duration out", file=sys.stderr)
-        return 2
-    keys = jax.random.split(jax.random.key(seed), n) if n else [None]
-    found_all, maxima, written, duration, runs = [], {}, [], 0.0, []
-    report = scenario.report_outputs(system)
-    for r, key in enumerate(keys):
-        waves = system.waves.realise(key) if key is not None else None
-        res = scenario.run(system, q0=q0, save_dt=loaded.save_dt, integrator=loaded.integrator, waves=waves)
-        found = validity.check(system, res.time, res.outputs, False)
-        found_all += found
-        res.attrs.update(attrs | {"realisation": r, "phases": list(res.phase_names),
-                                  "events": [_plain_dict(e) for e in res.events]} | validity.to_attrs(found))
-        written.append(_write_result(res, out / ("result.nc" if len(keys) == 1 else f"result_{r:03d}.nc")))
-        print(f"realisation {r}:\n{res.event_table()}\n")
+def _report_scenario(args, loaded, res, out) -> int:
+    """A run with phases: each realisation's events, its per-phase table and result file (the realisations'
+    time grids differ: one file each), a plot of the reported outputs, the summary of the maxima."""
+    system = res.system
+    report = loaded.build_scenario().report_outputs(system)
+    n = res.n_realisations
+    written, runs, maxima = [], [], {}
+    for r in range(n):
+        one = res.realisation(r)
+        written.append(_write_result(one, out / ("result.nc" if n == 1 else f"result_{r:03d}.nc")))
+        print(f"realisation {r}:\n{one.event_table()}\n")
         if report:
-            print(res.phase_table(report) + "\n")
-        runs.append(res)
-        for name, val in res.outputs.items():  # per realisation its maxima only (the time grids differ)
-            if name != "phase":  # the phase index per sample, not a quantity
-                maxima.setdefault(name, []).append(np.max(np.asarray(val), axis=0))
-        duration = max(duration, float(res.time[-1] - res.time[0]))
+            print(one.phase_table(report) + "\n")
+        runs.append(one)
+        for name, val in one.outputs.items():  # per realisation its maxima only (the time grids differ)
+            maxima.setdefault(name, []).append(np.max(np.asarray(val), axis=0))
     if report:
         written.append(_plot_scenario(runs, report, out / "scenario.png"))
     # (realisation, one "time" sample: the maximum) for the summary's statistics of maxima
     series = {k: np.stack(v)[:, None] for k, v in maxima.items()}
-    return _summary(args, system, np.zeros(1), series, True, _merge_excursions(found_all, len(keys)), duration,
+    return _summary(args, system, np.zeros(1), series, True, res.excursions, float(res.attrs["duration_s"]),
                     ", ".join(str(w) for w in written), stationary=False)
 
 
@@ -318,31 +284,8 @@ def _plot_scenario(runs, names, path: Path) -> Path:
     return path
 
 
-def _plain_dict(obj):
-    import dataclasses
-
-    return {k: (v if isinstance(v, (str, int, float)) else str(v)) for k, v in dataclasses.asdict(obj).items()}
-
-
-def _merge_excursions(found, n):
-    """One excursion per range over the realisations of a scenario run (each checked alone)."""
-    import dataclasses
-
-    merged = {}
-    for e in found:
-        key = (e.element, e.quantity)
-        if key not in merged:
-            merged[key] = dataclasses.replace(e, n_realisations=n, fraction=e.fraction / n)
-        else:
-            m = merged[key]
-            merged[key] = dataclasses.replace(m, realisations=m.realisations + e.realisations,
-                                              fraction=m.fraction + e.fraction / n,
-                                              first_time=min(m.first_time, e.first_time),
-                                              extreme=max(m.extreme, e.extreme) if "<=" in e.limit else min(m.extreme, e.extreme))
-    return list(merged.values())
-
-
 def _sweep(args) -> int:
+    from .run import start_of
     from .sweep import SweepSettings, initialise_distributed, plot_operability, run_sweep
 
     index, count = initialise_distributed(args.coordinator, args.num_processes, args.process_id)
@@ -361,8 +304,7 @@ def _sweep(args) -> int:
                              save_dt=loaded.save_dt, integrator=loaded.integrator, seed=loaded.seed,
                              statistic=sw.statistic)
     out = Path(args.out or f"out/{loaded.system.name}_sweep")
-    q0 = _start(loaded)
-    table = run_sweep(loaded.system, q0, settings, out, process_index=index, process_count=count,
+    table = run_sweep(loaded.system, start_of(loaded), settings, out, process_index=index, process_count=count,
                       progress=Progress(f"sweep (process {index + 1}/{count})"), force=args.force)
     if table is None:
         return 0
@@ -529,6 +471,7 @@ def _mooring(args) -> int:
     import matplotlib.pyplot as plt
 
     from .mooring import restoring_curve, static_offset
+    from .run import start_of
 
     loaded = _load(args.system)
     system = loaded.system
@@ -537,7 +480,7 @@ def _mooring(args) -> int:
         from .mooring import MooringError
 
         raise MooringError(f"{args.system}: no body on a free joint to offset; name one with --body")
-    q0 = _start(loaded)
+    q0 = start_of(loaded).q
     out = Path(args.out or f"out/{system.name}_mooring")
     out.mkdir(parents=True, exist_ok=True)
     heading = np.radians(args.heading)

@@ -15,6 +15,7 @@ import jax.numpy as jnp
 
 from . import spatial
 from .dynamics import gravity_torques as _gravity_torques
+from .errors import InputError
 from .fields import parameter, setting
 from .forces.positioning import DynamicPositioning, positioning_gains  # noqa: F401  (re-exported)
 from .system import ELEMENT_KINDS, Context, Contribution, ForceElement
@@ -103,7 +104,7 @@ class MotionCompensation(ForceElement):
 
     def __check_init__(self):
         if self.mode not in ("on", "off"):
-            raise ValueError(f"motion compensation {self.name!r}: mode must be 'on' or 'off', got {self.mode!r}")
+            raise InputError(f"motion compensation {self.name!r}: mode must be 'on' or 'off', got {self.mode!r}")
 
     def _level(self, ctx: Context):
         i = ctx.model.index(self.platform)

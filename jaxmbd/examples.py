@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import InputError
 from .joints import Fixed, Free, Revolute
 from .model import Body, Model, ModelBuilder, Placement
 
@@ -193,7 +194,7 @@ def floating_crane(waves=None, *, rope_EA=1.2e9, rope_damping=1.2e5, ramp_time=3
     elif hoist == "ropes":
         b.add_body("cargo", body=Body(m_cargo, (0.0, 0.0, 0.0), cargo_I), joint=Free(), joint_name="cargo")
     else:
-        raise ValueError(f"hoist must be 'ropes' or 'links', got {hoist!r}")
+        raise InputError(f"hoist must be 'ropes' or 'links', got {hoist!r}")
     model = b.build()
     hd = hydro if hydro is not None else read_capytaine(crane_barge_hydro_path())
     hulls = None

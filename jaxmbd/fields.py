@@ -18,6 +18,8 @@ from typing import Any
 
 import jax.numpy as jnp
 
+from .errors import InputError, InputTypeError
+
 SETTING_KINDS = {
     "string": "string",
     "bool": "bool",
@@ -102,7 +104,7 @@ def setting(kind: str, *, doc: str, default: Any = _MISSING, choices: tuple | No
     import equinox as eqx
 
     if kind not in SETTING_KINDS:
-        raise ValueError(f"setting kind {kind!r}: expected one of {', '.join(SETTING_KINDS)}")
+        raise InputError(f"setting kind {kind!r}: expected one of {', '.join(SETTING_KINDS)}")
     meta = {_KEY: FieldSpec(kind, unit, doc, choices=choices)}
     if default is _MISSING:
         return eqx.field(static=True, metadata=meta)
@@ -121,7 +123,7 @@ def field_specs(cls) -> dict[str, tuple[FieldSpec, dataclasses.Field]]:
         if spec is None and f.name == "name":
             spec = FieldSpec("string", doc="element name, the prefix of its outputs (`hoist/tension`)")
         if spec is None:
-            raise TypeError(f"{cls.__name__}.{f.name}: declare it with jaxmbd.fields.parameter or setting")
+            raise InputTypeError(f"{cls.__name__}.{f.name}: declare it with jaxmbd.fields.parameter or setting")
         out[f.name] = (spec, f)
     return out
 

@@ -68,6 +68,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .errors import InputError
 from .fields import parameter, setting
 from .kinematics import Kinematics
 from .system import Context, Contribution, ForceElement
@@ -144,9 +145,9 @@ class Loop(ForceElement):
 
     def __check_init__(self):
         if self.body_a == self.body_b:
-            raise ValueError(f"loop {self.name!r}: body_a and body_b are both {self.body_a!r}; a loop joins two bodies")
+            raise InputError(f"loop {self.name!r}: body_a and body_b are both {self.body_a!r}; a loop joins two bodies")
         if self.joint not in LOOP_KINDS:
-            raise ValueError(f"loop {self.name!r}: joint must be one of {', '.join(LOOP_KINDS)}, got {self.joint!r}")
+            raise InputError(f"loop {self.name!r}: joint must be one of {', '.join(LOOP_KINDS)}, got {self.joint!r}")
 
     @property
     def n_rows(self) -> int:

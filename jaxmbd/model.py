@@ -19,6 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import spatial
+from .errors import UnknownNameError
 from .joints import (
     Cylindrical,
     Fixed,
@@ -144,7 +145,7 @@ class Model(eqx.Module):
             return self.body_names.index(name)
         if name in self.joint_names:
             return self.joint_names.index(name)
-        raise KeyError(f"no body or joint named {name!r}; bodies: {list(self.body_names)}")
+        raise UnknownNameError(f"no body or joint named {name!r}; bodies: {list(self.body_names)}")
 
     def q_slice(self, name: str | int) -> slice:
         """The configuration coordinates of a joint (by its name, its body's name or the body index)."""

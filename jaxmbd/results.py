@@ -1,11 +1,129 @@
-"""Results as xarray Datasets / NetCDF, with units and the configuration in the attributes."""
+"""The result of a run, the one type every path returns (``simulate``, :func:`jaxmbd.run.run`, a
+scenario, a sweep cell), and its NetCDF form with units and the run's attributes."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from typing import Any
 
 import numpy as np
 import xarray as xr
+
+from .errors import InputError
+
+
+@dataclasses.dataclass
+class Result:
+    """States and outputs of a run, with a leading realisation axis when ``batched``.
+
+    ``time`` (s): (n_time,) or, for a batched scenario whose realisations end their phases at different
+    times, (n_realisations, n_time) padded at the end with NaN (``realisation(r)`` trims).  ``q``, ``v``,
+    ``z``: joint coordinates, velocities and the force elements' internal states; ``outputs``: every
+    output by name (SI units, :meth:`jaxmbd.system.System.output_units`).  A run with phases (a
+    scenario) also has ``phase``, the phase index at each saved time (-1 in the padding), ``events``
+    (the :class:`jaxmbd.scenario.PhaseEvent` that ended each phase; a list per realisation when
+    batched) and ``phase_names``; a phase boundary appears twice in ``time`` (end of phase k, start of
+    phase k + 1).  ``excursions``: the ranges of validity the run left (:mod:`jaxmbd.validity`);
+    ``attrs``: the run's attributes (source file, seed, realisations, duration), assembled by
+    :func:`jaxmbd.run.run`."""
+
+    system: Any
+    time: np.ndarray
+    q: np.ndarray
+    v: np.ndarray
+    z: np.ndarray
+    outputs: dict
+    batched: bool = False
+    attrs: dict = dataclasses.field(default_factory=dict)
+    excursions: list = dataclasses.field(default_factory=list)
+    phase: np.ndarray | None = None
+    events: list = dataclasses.field(default_factory=list)
+    phase_names: tuple = ()
+
+    @property
+    def n_realisations(self) -> int:
+        return int(np.asarray(self.q).shape[0]) if self.batched else 1
+
+    def realisation(self, r: int) -> "Result":
+        """Realisation ``r`` as an unbatched result (a padded scenario realisation trimmed to its samples)."""
+        if not self.batched:
+            if r != 0:
+                raise InputError(f"an unbatched result has one realisation, asked for {r}")
+            return self
+        time = np.asarray(self.time)
+        keep = slice(None)
+        if time.ndim == 2:
+            time = time[r]
+            keep = np.isfinite(time)
+            time = time[keep]
+        pick = lambda a: np.asarray(a)[r][keep]  # noqa: E731
+        return dataclasses.replace(
+            self, time=time, q=pick(self.q), v=pick(self.v), z=pick(self.z),
+            outputs={k: pick(v) for k, v in self.outputs.items()}, batched=False,
+            attrs=dict(self.attrs) | {"realisation": r},
+            phase=None if self.phase is None else pick(self.phase),
+            events=self.events[r] if self.phase is not None and self.events else self.events)
+
+    # -- phases ----------------------------------------------------------------------------------
+
+    def phase_start(self, k: int) -> float:
+        """Start time of phase k (s) of an unbatched result with phases."""
+        return float(self.time[np.argmax(self.phase == k)])
+
+    def event_table(self) -> str:
+        """The phases' ends: time, phase and what ended it, one line each."""
+        rows = [f"{'t (s)':>10}  {'phase':<24} ended by"]
+        rows += [f"{e.time:10.3f}  {e.name:<24} {e.trigger}: {e.detail}" for e in self.events]
+        return "\n".join(rows)
+
+    def phase_table(self, names) -> str:
+        """Per phase that ran: start and end (s) and, for each named scalar output (a vector output: its
+        magnitude), its largest and smallest value with its units.  A rope's tension or hook load also
+        gets its slack spells in the phase (below 10 % of its value at the start of the run,
+        :func:`jaxmbd.statistics.slack_events`) and the largest snap that ended one."""
+        from .statistics import slack_events
+
+        units = self.system.output_units()
+        head = ["phase", "start (s)", "end (s)"]
+        cols = []
+        for name in names:
+            x = np.asarray(self.outputs[name])
+            label = name if x.ndim == 1 else f"|{name}|"
+            rope = name.endswith(("/tension", "/hook_load")) and x.ndim == 1
+            cols.append((x if x.ndim == 1 else np.linalg.norm(x, axis=-1), rope))
+            u = units.get(name, "?")
+            head += [f"{label} max ({u})", f"{label} min ({u})"] + ([f"{label} slack spells", f"{label} largest snap ({u})"]
+                                                                   if rope else [])
+        rows = []
+        for k, pname in enumerate(self.phase_names):
+            m = self.phase == k
+            if not m.any():
+                continue
+            t = self.time[m]
+            row = [pname, f"{t[0]:.1f}", f"{t[-1]:.1f}"]
+            for x, rope in cols:
+                row += [f"{np.max(x[m]):.4g}", f"{np.min(x[m]):.4g}"]
+                if rope:
+                    events = slack_events(t, x[m], max(float(x[0]), 1e-300)) if x[0] > 0 else []
+                    snaps = [e.snap for e in events if e.snap is not None]
+                    row += [str(len(events)), f"{max(snaps):.4g}" if snaps else "-"]
+            rows.append(row)
+        widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
+
+        def line(r):
+            return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+
+        return "\n".join([line(head)] + [line(r) for r in rows])
+
+    # -- files -----------------------------------------------------------------------------------
+
+    def to_dataset(self):
+        return result_to_dataset(self)
+
+    def to_netcdf(self, path):
+        self.to_dataset().to_netcdf(path, engine="h5netcdf")
+        return path
 
 
 def _coord_names(model):
@@ -46,7 +164,9 @@ def result_to_dataset(result) -> xr.Dataset:
     system = result.system
     model = system.model
     qn, vn = _coord_names(model)
-    lead = ("realisation", "time") if result.batched else ("time",)
+    time = np.asarray(result.time)
+    ragged = time.ndim == 2  # a batched scenario: each realisation its own (padded) time grid
+    lead = ("realisation", "sample" if ragged else "time") if result.batched else ("time",)
     data = {
         "q": (lead + ("q_coord",), np.asarray(result.q), {"long_name": "joint coordinates",
                                                            "units": "m (positions), rad (angles), 1 (quaternions)"}),
@@ -56,9 +176,18 @@ def result_to_dataset(result) -> xr.Dataset:
         data["z"] = (lead + ("state",), np.asarray(result.z),
                      {"long_name": "force-element internal states", "units": "per element (see its documentation)"})
     units = system.output_units()
-    coords = {"time": ("time", np.asarray(result.time), {"units": "s", "long_name": "time"}), "q_coord": qn,
-              "v_coord": vn}
+    time_attrs = {"units": "s", "long_name": "time"}
+    coords = {"q_coord": qn, "v_coord": vn}
+    if ragged:
+        data["time"] = (lead, time, time_attrs | {"comment": "each realisation's times; NaN after its end"})
+    else:
+        coords["time"] = ("time", time, time_attrs)
+    if result.phase is not None:
+        data["phase"] = (lead, np.asarray(result.phase), {"long_name": "scenario phase index (-1: after the end)",
+                                                          "units": "1", "phase_names": json.dumps(list(result.phase_names))})
     for name, val in result.outputs.items():
+        if name == "phase":
+            continue
         val = np.asarray(val)
         dims = lead
         if val.ndim == len(lead) + 1:
@@ -76,8 +205,17 @@ def result_to_dataset(result) -> xr.Dataset:
              "bodies": json.dumps(list(model.body_names)), "joints": json.dumps(list(model.joint_names))}
     if system.waves is not None:
         attrs["sea_state"] = _describe_sea(system.waves)
+    if result.phase is not None:
+        attrs["phase_names"] = json.dumps(list(result.phase_names))
+        attrs["events"] = json.dumps(_events(result.events))
     attrs.update({k: (v if isinstance(v, (str, int, float)) else json.dumps(v)) for k, v in result.attrs.items()})
     return xr.Dataset(data, coords=coords, attrs=attrs)
+
+
+def _events(events):
+    if events and isinstance(events[0], list):
+        return [_events(e) for e in events]
+    return [dataclasses.asdict(e) if dataclasses.is_dataclass(e) else e for e in events]
 
 
 def _now() -> str:

@@ -73,7 +73,7 @@ as ``block/z``.  Values are SI (m, s, rad, N); degrees are the caller's conversi
 
 Results
 -------
-:meth:`Scenario.run` returns a :class:`ScenarioResult` (a :class:`~jaxmbd.simulation.Result`): the
+:meth:`Scenario.run` returns a :class:`~jaxmbd.results.Result` with phases: the
 time series of all phases concatenated on the save grid ``t0 + n·save_dt`` plus every phase's
 start and end, ``phase`` (index per saved time), ``events`` (one :class:`PhaseEvent` per finished
 phase: time, phase, what ended it).  A phase boundary appears twice, as the last sample of phase k
@@ -88,7 +88,6 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import functools
-import json
 import math
 import warnings
 from typing import Any, Callable
@@ -100,239 +99,20 @@ import jax.numpy as jnp
 import numpy as np
 import optimistix as optx
 
-from . import spatial
 from ._xla import system_jit
-from .errors import JaxmbdError
+from .conditions import AllOf, AnyOf, Condition, Never, Probe, ScenarioError, Threshold, When, check_signal, condition_from_dict
 from .paths import LeafPathError, element_field, element_index
-from .simulation import Integrator, Result, SimulationError, initial_state
-from .system import Inputs, System
+from .results import Result
+from .simulation import Integrator, SimulationError, initial_state
+from .system import System
+from .tables import describe_value
 
-
-class ScenarioError(JaxmbdError, ValueError):
-    """A scenario that does not fit its system (unknown element, field, output; bad schema)."""
+__all__ = ["Scenario", "Phase", "PhaseEvent", "ScenarioSolution", "ScenarioError", "ScenarioTimeLimit", "Condition",
+           "Threshold", "AllOf", "AnyOf", "When", "Never", "Probe", "condition_from_dict", "read_scenario"]
 
 
 class ScenarioTimeLimit(UserWarning):
     """A phase's condition did not fire within its ``max_duration``."""
-
-
-# ---------------------------------------------------------------------------------------------
-# What a condition may read
-
-
-_BODY_SIGNALS = ("x", "y", "z", "vx", "vy", "vz", "speed", "wx", "wy", "wz", "roll", "pitch", "yaw", "tilt")
-
-
-class Probe:
-    """Named signals of one state, computed on demand: ``probe["block/z"]``, ``probe["hoist_1/tension"]``.
-
-    The kinematics (:class:`~jaxmbd.system.Context`) are computed once per probe; an element's outputs
-    only when one of them is asked for.
-    """
-
-    def __init__(self, system: System, t, y, forcing=None):
-        self.system, self.t = system, t
-        q, v, z = y
-        self.q, self.v, self.z = system.model.normalise(q), v, z
-        self.forcing = forcing if forcing is not None else Inputs()
-        self._ctx = None
-
-    @property
-    def ctx(self):
-        if self._ctx is None:
-            waves, prepared, params = self.forcing
-            self._ctx = self.system.context(self.t, self.q, self.v, waves, params, prepared)
-        return self._ctx
-
-    def __getitem__(self, name: str):
-        return self.get(name)
-
-    def get(self, name: str, index: int | None = None):
-        val = self._resolve(_canonical(name, self.system))
-        if index is not None:
-            val = jnp.reshape(val, (-1,))[index]
-        return val
-
-    def _resolve(self, name: str):
-        if name in ("time", "t"):
-            return jnp.asarray(self.t, dtype=self.q.dtype)
-        head, _, tail = name.rpartition("/")
-        model = self.system.model
-        if tail in ("q", "v") and (head in model.body_names or head in model.joint_names):
-            sl = model.q_slice(head) if tail == "q" else model.v_slice(head)
-            x = (self.q if tail == "q" else self.v)[sl]
-            return x[0] if x.shape == (1,) else x
-        if head in model.body_names and tail in _BODY_SIGNALS:
-            i = model.index(head)
-            R, p, tw = self.ctx.R[i], self.ctx.p[i], self.ctx.twist[i]
-            if tail in ("x", "y", "z"):
-                return p["xyz".index(tail)]
-            if tail in ("vx", "vy", "vz", "speed"):
-                vw = spatial.mv(R, tw[:3])
-                return jnp.sqrt(jnp.sum(vw * vw) + 1e-30) if tail == "speed" else vw[("vx", "vy", "vz").index(tail)]
-            if tail in ("wx", "wy", "wz"):
-                return spatial.mv(R, tw[3:])[("wx", "wy", "wz").index(tail)]
-            if tail == "tilt":
-                return jnp.arctan2(jnp.sqrt(R[0, 2] ** 2 + R[1, 2] ** 2 + 1e-30), R[2, 2])
-            return spatial.matrix_to_rpy(R)[("roll", "pitch", "yaw").index(tail)]
-        for f, s in zip(self.system.forces, self.system.state_slices()):
-            if f.name == head:
-                out = f.outputs(self.ctx, self.z[s])
-                if tail in out:
-                    return out[tail]
-                raise ScenarioError(f"element {head!r} has no output {tail!r}; it has {sorted(out)}")
-        raise ScenarioError(_unknown_output(name, self.system))
-
-
-def _canonical(name: str, system: System) -> str:
-    """``block_z`` -> ``block/z`` when ``block`` is a body and the name has no slash."""
-    if "/" in name or name in ("time", "t"):
-        return name
-    head, _, tail = name.rpartition("_")
-    if head and (head in system.model.body_names or head in system.model.joint_names):
-        return f"{head}/{tail}"
-    return name
-
-
-def _unknown_output(name, system):
-    m = system.model
-    return (f"unknown output {name!r}: expected 'time', '<body>/<{'|'.join(_BODY_SIGNALS)}>' with bodies "
-            f"{list(m.body_names)}, '<joint>/q|v' with joints {list(m.joint_names)}, or '<element>/<output>' "
-            f"with elements {[f.name for f in system.forces]}")
-
-
-# ---------------------------------------------------------------------------------------------
-# Conditions: real-valued margins, satisfied when >= 0
-
-
-class Condition(eqx.Module):
-    """A phase-end condition as a real margin g(t, y): g < 0 while the phase goes on, g ≥ 0 when done.
-
-    Real-valued (not boolean) so that the event time is found by root finding and carries gradients.
-    """
-
-    def margin(self, probe: Probe):
-        raise NotImplementedError
-
-    def describe(self) -> str:
-        return type(self).__name__
-
-    def outputs(self) -> tuple[str, ...]:
-        return ()
-
-
-_OPS = (">=", ">", "<=", "<", "near")
-
-
-class Threshold(Condition):
-    """``output op value``: g = out − value for ``>=``/``>``, value − out for ``<=``/``<``, and
-    tol − |out − value| for ``near`` (within ``tol`` of ``value``).  ``value`` and ``tol`` are array
-    leaves, so an event time can be differentiated with respect to the threshold."""
-
-    output: str = eqx.field(static=True)
-    op: str = eqx.field(static=True)
-    value: jnp.ndarray
-    tol: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(0.0))
-    index: int | None = eqx.field(static=True, default=None)
-
-    def __check_init__(self):
-        if self.op not in _OPS:
-            raise ScenarioError(f"condition on {self.output!r}: op must be one of {list(_OPS)}, got {self.op!r}")
-
-    def margin(self, probe):
-        out = probe.get(self.output, self.index)
-        if self.op in (">=", ">"):
-            return out - self.value
-        if self.op in ("<=", "<"):
-            return self.value - out
-        return self.tol - jnp.abs(out - self.value)
-
-    def describe(self):
-        what = self.output + (f"[{self.index}]" if self.index is not None else "")
-        if self.op == "near":
-            return f"|{what} - {float(self.value):.6g}| <= {float(self.tol):.6g}"
-        return f"{what} {self.op} {float(self.value):.6g}"
-
-    def outputs(self):
-        return (self.output,)
-
-
-class AllOf(Condition):
-    """Every part holds: g = min g_i (e.g. position within a tolerance and speed below a bound)."""
-
-    parts: tuple
-
-    def margin(self, probe):
-        return jnp.min(jnp.stack([p.margin(probe) for p in self.parts]))
-
-    def describe(self):
-        return " and ".join(f"({p.describe()})" for p in self.parts)
-
-    def outputs(self):
-        return sum((p.outputs() for p in self.parts), ())
-
-
-class AnyOf(Condition):
-    """One part holds: g = max g_i."""
-
-    parts: tuple
-
-    def margin(self, probe):
-        return jnp.max(jnp.stack([p.margin(probe) for p in self.parts]))
-
-    def describe(self):
-        return " or ".join(f"({p.describe()})" for p in self.parts)
-
-    def outputs(self):
-        return sum((p.outputs() for p in self.parts), ())
-
-
-class When(Condition):
-    """A Python callable ``fn(t, y, probe) -> real`` as a condition (≥ 0 when the phase is done)."""
-
-    fn: Callable = eqx.field(static=True)
-    label: str = eqx.field(static=True, default="")
-
-    def margin(self, probe):
-        return jnp.asarray(self.fn(probe.t, (probe.q, probe.v, probe.z), probe), dtype=probe.q.dtype)
-
-    def describe(self):
-        return self.label or getattr(self.fn, "__name__", "callable")
-
-
-class Never(Condition):
-    """The condition of a phase that lasts its ``max_duration``: g = −1 always."""
-
-    def margin(self, probe):
-        return -jnp.ones((), dtype=probe.q.dtype)
-
-    def describe(self):
-        return "duration"
-
-
-def condition_from_dict(c) -> Condition:
-    """A :class:`Condition` from the dict schema in the module docstring (or a callable, or a Condition)."""
-    if isinstance(c, Condition):
-        return c
-    if callable(c):
-        return When(c)
-    if not isinstance(c, dict):
-        raise ScenarioError(f"a condition is a dict, a callable or a Condition, got {type(c).__name__}")
-    if "all" in c or "any" in c:
-        key = "all" if "all" in c else "any"
-        parts = c[key]
-        if not isinstance(parts, (list, tuple)) or not parts:
-            raise ScenarioError(f"condition {{{key!r}: ...}} needs a non-empty list of conditions")
-        return (AllOf if key == "all" else AnyOf)(tuple(condition_from_dict(p) for p in parts))
-    unknown = set(c) - {"output", "op", "value", "tol", "index"}
-    if unknown or "output" not in c or "op" not in c or "value" not in c:
-        raise ScenarioError(f"condition {c!r}: expected keys output, op, value (and tol for 'near', index); "
-                            f"unknown {sorted(unknown)}")
-    if c["op"] == "near" and "tol" not in c:
-        raise ScenarioError(f"condition {c!r}: op 'near' needs a tol")
-    return Threshold(output=str(c["output"]), op=str(c["op"]), value=jnp.asarray(c["value"], dtype=float),
-                     tol=jnp.asarray(c.get("tol", 0.0), dtype=float),
-                     index=None if c.get("index") is None else int(c["index"]))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -361,9 +141,6 @@ class Phase(eqx.Module):
                                 f"got {self.max_duration!r}")
         if self.on_time_limit not in ("stop", "continue"):
             raise ScenarioError(f"phase {self.name!r}: on_time_limit must be 'stop' or 'continue'")
-
-    def describe_end(self) -> str:
-        return self.until.describe() if self.until is not None else f"duration {self.max_duration:g} s"
 
 
 def _leaf(system: System, element: str, field: str):
@@ -501,7 +278,7 @@ class Scenario(eqx.Module):
             if p.until is None:
                 continue
             for name in p.until.outputs():
-                _check_output(_canonical(name, system), system)
+                check_signal(name, system)
         return self
 
     # -- the plan of leaf values the compiled segment reads -----------------------------------
@@ -580,8 +357,8 @@ class Scenario(eqx.Module):
 
     def run(self, system: System, *, q0=None, v0=None, y0=None, t0: float = 0.0, save_dt: float | None = None,
             integrator: Integrator | None = None, waves=None, params=None, root_tol: float = 1e-10,
-            progress: Callable[[str], None] | None = None) -> "ScenarioResult":
-        """Simulate the scenario phase by phase and collect a :class:`ScenarioResult`.
+            progress: Callable[[str], None] | None = None) -> Result:
+        """Simulate the scenario phase by phase and collect a :class:`~jaxmbd.results.Result` with its phases.
 
         Starts from ``y0`` or from ``(q0, v0)`` with the elements' initial states.  After each phase
         the result code is checked (a SimulationError names the phase if the solver failed), the
@@ -644,47 +421,22 @@ class Scenario(eqx.Module):
                     break
                 warnings.warn(msg + "; going on (on_time_limit = 'continue')", ScenarioTimeLimit, stacklevel=2)
         outputs = {key: np.concatenate([o[key] for o in outs]) for key in outs[0]}
-        res = ScenarioResult(system, np.concatenate(times), np.concatenate(qs), np.concatenate(vs), np.concatenate(zs),
-                             outputs, batched=False, phase=np.concatenate(phase_idx), events=events,
-                             phase_names=tuple(p.name for p in self.phases))
+        res = Result(system, np.concatenate(times), np.concatenate(qs), np.concatenate(vs), np.concatenate(zs),
+                     outputs, batched=False, phase=np.concatenate(phase_idx), events=events,
+                     phase_names=tuple(p.name for p in self.phases))
         res.attrs["scenario"] = self.name
-        res.attrs["phase_names"] = list(res.phase_names)
-        res.attrs["events"] = [dataclasses.asdict(e) for e in events]
-        res.outputs["phase"] = res.phase
         return res
 
 
 def _solver_message(result) -> str:
     """What diffrax's result code says, in one line, with what to do about it."""
-    code = int(result)
-    messages = diffrax.RESULTS._index_to_message
-    text = " ".join(str(messages[code] if 0 <= code < len(messages) else f"code {code}").split())
-    if code == int(diffrax.RESULTS.max_steps_reached._value):
+    text = " ".join(str(diffrax.RESULTS[result]).split())
+    if bool(result == diffrax.RESULTS.max_steps_reached):
         return text + " (raise max_steps, loosen the tolerances or shorten the phase)"
     if "nonlinear" in text.lower():
         return ("the root finder for the phase's end condition did not converge (" + text + "); a condition on an output "
                 "that oscillates fast near its threshold: end the phase on a steadier output, or raise root_tol")
     return text
-
-
-def _check_output(name: str, system: System):
-    if name in ("time", "t"):
-        return
-    head, _, tail = name.rpartition("/")
-    m = system.model
-    if tail in ("q", "v") and (head in m.body_names or head in m.joint_names):
-        return
-    if head in m.body_names and tail in _BODY_SIGNALS:
-        return
-    names = [f.name for f in system.forces]
-    if head in names:
-        q, v, z = initial_state(system)
-        out = jax.eval_shape(lambda: system.forces[names.index(head)].outputs(
-            system.context(0.0, q, v), z[system.state_slices()[names.index(head)]]))
-        if tail in out:
-            return
-        raise ScenarioError(f"element {head!r} has no output {tail!r}; it has {sorted(out)}")
-    raise ScenarioError(_unknown_output(name, system))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -768,7 +520,7 @@ def _segment(system, plan, k, starts, t_start, t_limit, y0, forcing, grid, integ
     y_end = jax.tree_util.tree_map(lambda a: a[0], sol.ys[1])
     q, v, z = y_end
     y_end = (system.model.normalise(q), v, z)
-    return _Segment(sol.ts[0], sol.ys[0], sol.ts[1][0], y_end, fired, ok, g0, sol.result._value)
+    return _Segment(sol.ts[0], sol.ys[0], sol.ts[1][0], y_end, fired, ok, g0, sol.result)
 
 
 @system_jit
@@ -820,65 +572,18 @@ class PhaseEvent:
     detail: str
 
 
-@dataclasses.dataclass
-class ScenarioResult(Result):
-    """A :class:`~jaxmbd.simulation.Result` with ``phase`` (index per saved time), ``events`` and ``phase_names``.
-
-    Phase boundaries appear twice in ``time`` (end of phase k, start of phase k + 1)."""
-
-    phase: np.ndarray | None = None
-    events: list = dataclasses.field(default_factory=list)
-    phase_names: tuple = ()
-
-    def phase_start(self, k: int) -> float:
-        """Start time of phase k (s)."""
-        return float(self.time[np.argmax(self.phase == k)])
-
-    def event_table(self) -> str:
-        rows = [f"{'t (s)':>10}  {'phase':<24} ended by"]
-        rows += [f"{e.time:10.3f}  {e.name:<24} {e.trigger}: {e.detail}" for e in self.events]
-        return "\n".join(rows)
-
-    def phase_table(self, names) -> str:
-        """Per phase that ran: start and end (s) and, for each named scalar output (a vector output: its
-        magnitude), its largest and smallest value with its units.  A rope's tension or hook load also
-        gets its slack spells in the phase (below 10 % of its value at the start of the run,
-        :func:`jaxmbd.statistics.slack_events`) and the largest snap that ended one."""
-        from .statistics import slack_events
-
-        units = self.system.output_units()
-        head = ["phase", "start (s)", "end (s)"]
-        cols = []
-        for name in names:
-            x = np.asarray(self.outputs[name])
-            label = name if x.ndim == 1 else f"|{name}|"
-            rope = name.endswith(("/tension", "/hook_load")) and x.ndim == 1
-            cols.append((x if x.ndim == 1 else np.linalg.norm(x, axis=-1), rope))
-            u = units.get(name, "?")
-            head += [f"{label} max ({u})", f"{label} min ({u})"] + ([f"{label} slack spells", f"{label} largest snap ({u})"]
-                                                                   if rope else [])
-        rows = []
-        for k, pname in enumerate(self.phase_names):
-            m = self.phase == k
-            if not m.any():
-                continue
-            t = self.time[m]
-            row = [pname, f"{t[0]:.1f}", f"{t[-1]:.1f}"]
-            for x, rope in cols:
-                row += [f"{np.max(x[m]):.4g}", f"{np.min(x[m]):.4g}"]
-                if rope:
-                    events = slack_events(t, x[m], max(float(x[0]), 1e-300)) if x[0] > 0 else []
-                    snaps = [e.snap for e in events if e.snap is not None]
-                    row += [str(len(events)), f"{max(snaps):.4g}" if snaps else "-"]
-            rows.append(row)
-        widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
-
-        def line(r):
-            return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
-
-        return "\n".join([line(head)] + [line(r) for r in rows])
-
-    def to_dataset(self):
-        ds = super().to_dataset()
-        ds.attrs["events"] = json.dumps(self.attrs.get("events", []))
-        return ds
+def read_scenario(reader, cfg, system):
+    if "scenario" not in cfg:
+        return None
+    r = reader.r
+    s = r.get(cfg, "", "scenario")
+    if not isinstance(s, dict):
+        r.fail("scenario", f"expected a table, got {describe_value(s)}")
+    r.tables(r.get(s, "scenario", "phases"), "scenario.phases")
+    # The phases' schema belongs to jaxmbd.scenario; building the Scenario once checks it
+    # against the system (element, field and output names) while the file is at hand.
+    try:
+        Scenario.from_dict(s, system)
+    except (ValueError, TypeError, KeyError) as exc:
+        r.fail("scenario", str(exc))
+    return s

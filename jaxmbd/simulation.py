@@ -18,7 +18,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from ._xla import system_jit
-from .errors import JaxmbdError
+from .errors import InputError, JaxmbdError
+from .results import Result
 from .system import Inputs, System
 
 
@@ -224,11 +225,11 @@ class Integrator:
 
     def __post_init__(self):
         if self.checkpoint not in CHECKPOINT_MODES:
-            raise ValueError(f"Integrator.checkpoint: expected one of {CHECKPOINT_MODES}, got {self.checkpoint!r}")
+            raise InputError(f"Integrator.checkpoint: expected one of {CHECKPOINT_MODES}, got {self.checkpoint!r}")
 
     def solver(self):
         if self.method not in SOLVERS:
-            raise ValueError(f"integrator method {self.method!r}: expected one of {sorted(SOLVERS)}")
+            raise InputError(f"integrator method {self.method!r}: expected one of {sorted(SOLVERS)}")
         return _RK4() if self.method == "rk4" else SOLVERS[self.method]()
 
     def controller(self):
@@ -277,7 +278,7 @@ def solve(system: System, y0, ts, *, integrator: Integrator = Integrator(), wave
         ts_np = np.asarray(ts, dtype=float)
         per = (ts_np[1] - ts_np[0]) / integrator.dt if ts_np.size > 1 else 1.0
         if ts_np.size < 2 or abs(per - round(per)) > 1e-6 or not np.allclose(np.diff(ts_np), ts_np[1] - ts_np[0], rtol=1e-9, atol=1e-9):
-            raise ValueError(
+            raise InputError(
                 f"fixed-step integration saves on its own grid: the save times must be evenly spaced by a multiple "
                 f"of dt = {integrator.dt} s"
             )
@@ -322,40 +323,16 @@ def initial_state(system: System, q0=None, v0=None, z0=None):
     q = model.neutral() if q0 is None else jnp.asarray(q0, dtype=model.inertia.dtype)
     v = jnp.zeros(model.nv, dtype=model.inertia.dtype) if v0 is None else jnp.asarray(v0, dtype=model.inertia.dtype)
     if q.shape != (model.nq,):
-        raise ValueError(f"q0 has shape {q.shape}; the model has nq = {model.nq}")
+        raise InputError(f"q0 has shape {q.shape}; the model has nq = {model.nq}")
     if v.shape != (model.nv,):
-        raise ValueError(f"v0 has shape {v.shape}; the model has nv = {model.nv}")
+        raise InputError(f"v0 has shape {v.shape}; the model has nv = {model.nv}")
     q = model.normalise(q)
     if z0 is None:
         return q, v, system.initial_states(q, v)
     z = jnp.asarray(z0, dtype=model.inertia.dtype)
     if z.shape != (system.n_states,):
-        raise ValueError(f"z0 has shape {z.shape}; the system has {system.n_states} internal states")
+        raise InputError(f"z0 has shape {z.shape}; the system has {system.n_states} internal states")
     return q, v, z
-
-
-@dataclasses.dataclass
-class Result:
-    """States and outputs of a run: arrays with a leading realisation axis when batched."""
-
-    system: System
-    time: np.ndarray
-    q: np.ndarray
-    v: np.ndarray
-    z: np.ndarray
-    outputs: dict
-    batched: bool = False
-    attrs: dict = dataclasses.field(default_factory=dict)
-    excursions: list = dataclasses.field(default_factory=list)  # ranges of validity left (jaxmbd.validity), when checked
-
-    def to_dataset(self):
-        from .results import result_to_dataset
-
-        return result_to_dataset(self)
-
-    def to_netcdf(self, path):
-        self.to_dataset().to_netcdf(path, engine="h5netcdf")
-        return path
 
 
 def _check_finite(system: System, ts, ys, result_code):
@@ -427,7 +404,7 @@ def simulate(
     """
     integrator = integrator or Integrator()
     if not duration > 0:
-        raise ValueError(f"duration must be > 0 s, got {duration}")
+        raise InputError(f"duration must be > 0 s, got {duration}")
     save_dt = save_dt or (integrator.dt if integrator.dt else duration / 500)
     if integrator.dt:
         save_dt = max(1, int(round(save_dt / integrator.dt))) * integrator.dt
@@ -444,7 +421,7 @@ def simulate(
         outs = _outputs(system, ts, ys, waves, params, ds)
         return Result(system, np.asarray(ts), ys[0], ys[1], ys[2], outs, batched=False)
     if key is None:
-        raise ValueError("n_realisations needs a PRNG key, e.g. key=jax.random.key(0)")
+        raise InputError("n_realisations needs a PRNG key, e.g. key=jax.random.key(0)")
     keys = jax.random.split(key, n_realisations)
     if chunk_size is None and jax.default_backend() == "cpu":
         chunk_size = CPU_CHUNK

@@ -12,6 +12,8 @@ import dataclasses
 
 import numpy as np
 
+from .errors import InputError
+
 EULER_GAMMA = 0.5772156649015329
 
 
@@ -101,7 +103,7 @@ def slack_events(time, tension, static, *, slack_fraction=0.1) -> list[SlackEven
     t = np.asarray(time, float).reshape(-1)
     T = np.asarray(tension, float).reshape(-1)
     if t.shape != T.shape:
-        raise ValueError(f"slack_events: time {t.shape} and tension {T.shape} differ in length")
+        raise InputError(f"slack_events: time {t.shape} and tension {T.shape} differ in length")
     limit = slack_fraction * float(static)
 
     def crossing(i, level):  # linear interpolation between samples i and i + 1
@@ -129,3 +131,41 @@ def slack_events(time, tension, static, *, slack_fraction=0.1) -> list[SlackEven
         k = j + 1 + int(np.argmax(T[window]))
         events.append(SlackEvent(t_start, t_end, float(T[k]), float(t[k])))
     return events
+
+
+FIT_MIN_REALISATIONS = 5
+"""A Gumbel fit to fewer per-realisation maxima is refused."""
+STORM = 10800.0
+"""s: the 3-hour storm of DNV-ST-N001 and DNV-RP-C205."""
+
+
+@dataclasses.dataclass(frozen=True)
+class MaximaSummary:
+    """The per-realisation maxima of one output over a run of ``duration`` s: their ``n``, ``mean``,
+    ``std`` (None for one), 90th percentile ``p90``; ``daf``, the mean maximum over the mean value at the
+    start (the static load; None where it means nothing); ``mpm``, the mode of a Gumbel fit by moments
+    (None below :data:`FIT_MIN_REALISATIONS`), and ``mpm_storm``, the same for a 3-hour storm assuming
+    independent blocks of ``duration`` (None for an operation, which is no stationary storm)."""
+
+    n: int
+    mean: float
+    std: float | None
+    p90: float
+    daf: float | None
+    mpm: float | None
+    mpm_storm: float | None
+
+
+def summarise_maxima(x, duration: float, *, stationary: bool = True, daf: bool = False) -> MaximaSummary:
+    """:class:`MaximaSummary` of ``x`` (realisation, time) (or its maxima, (realisation, 1)); ``daf``: the
+    output is a load whose value at the start is static (a rope's tension)."""
+    x = np.asarray(x, float)
+    maxima = np.max(x, axis=-1)
+    start = float(np.mean(x[..., 0]))
+    g = Gumbel.fit(maxima) if maxima.size >= FIT_MIN_REALISATIONS else None
+    return MaximaSummary(
+        n=int(maxima.size), mean=float(np.mean(maxima)), std=float(np.std(maxima, ddof=1)) if maxima.size > 1 else None,
+        p90=float(np.percentile(maxima, 90)),
+        daf=float(np.mean(maxima)) / start if daf and start > 0 and stationary else None,
+        mpm=None if g is None else float(g.mu),
+        mpm_storm=None if g is None or not stationary else float(g.mu + g.beta * np.log(max(STORM / duration, 1.0))))

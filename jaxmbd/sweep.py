@@ -30,14 +30,15 @@ import sys
 import time
 from pathlib import Path
 
-import equinox as eqx
 import jax
 import numpy as np
 import xarray as xr
 
 from . import __version__
 from .errors import JaxmbdError
-from .simulation import Integrator, simulate
+from .results import Result
+from .run import RunSettings, Start, run, with_sea_state
+from .simulation import Integrator
 from .statistics import ExtremeStatistics
 from .system import System
 
@@ -71,16 +72,6 @@ def initialise_distributed(coordinator: str | None = None, num_processes: int | 
         return 0, 1
     jax.distributed.initialize(coordinator_address=coordinator, num_processes=num_processes, process_id=process_id)
     return jax.process_index(), jax.process_count()
-
-
-def with_sea_state(system: System, hs: float, tp: float) -> System:
-    """The same system in another sea state (Hs, Tp): only array leaves change."""
-    if system.waves is None or system.waves.spectrum is None:
-        raise ValueError(f"{system.name}: a sweep needs irregular waves (a spectrum) on the system")
-    spec = system.waves.spectrum
-    dtype = jax.numpy.result_type(spec.hs)  # the spectrum's own float type: a float32 sea state stays float32
-    spec = eqx.tree_at(lambda s: (s.hs, s.tp), spec, (jax.numpy.asarray(hs, dtype=dtype), jax.numpy.asarray(tp, dtype=dtype)))
-    return eqx.tree_at(lambda s: s.waves.spectrum, system, spec)
 
 
 class SweepError(JaxmbdError, RuntimeError):
@@ -120,10 +111,15 @@ def _code_digest() -> str:
     return f"{__version__}+{h.hexdigest()[:12]}"
 
 
-def cell_key(system: System, q0, settings: SweepSettings, i: int, j: int) -> dict:
+def _as_start(start) -> Start:
+    return start if isinstance(start, Start) else Start(start)
+
+
+def cell_key(system: System, start, settings: SweepSettings, i: int, j: int) -> dict:
     """Everything that decides the numbers of cell (i, j), as a dict of strings and numbers."""
-    base = with_sea_state(system, 0.0, 0.0)  # the cell's Hs and Tp are entries of their own
-    return {"system": _digest(base)[:16], "start": _digest(q0)[:16], "hs": float(settings.hs[i]),
+    base = with_sea_state(system, hs=0.0, tp=0.0)  # the cell's Hs and Tp are entries of their own
+    start = _as_start(start)
+    return {"system": _digest(base)[:16], "start": _digest((start.q, start.v, start.z))[:16], "hs": float(settings.hs[i]),
             "tp": float(settings.tp[j]), "seed": int(settings.seed), "realisations": int(settings.n_realisations),
             "duration": float(settings.duration), "save_dt": float(settings.save_dt),
             "integrator": repr(settings.integrator), "jaxmbd": _code_digest()}
@@ -155,14 +151,23 @@ def _changes(old: dict, new: dict) -> str:
     return ", ".join(f"{k} {old.get(k)!r} -> {new.get(k)!r}" for k in new if old.get(k) != new.get(k))
 
 
-def run_cell(system: System, q0, settings: SweepSettings, i: int, j: int) -> xr.Dataset:
-    """Simulate one sea state and return the per-realisation maxima of every scalar output."""
-    sys_ij = with_sea_state(system, settings.hs[i], settings.tp[j])
-    key = jax.random.fold_in(jax.random.key(settings.seed), i * 1000 + j)
-    res = simulate(sys_ij, settings.duration, save_dt=settings.save_dt, integrator=settings.integrator, q0=q0,
-                   key=key, n_realisations=settings.n_realisations)
+def cell_settings(settings: SweepSettings, i: int, j: int) -> RunSettings:
+    """The run of cell (i, j): the sweep's settings in sea state (Hs_i, Tp_j), with the cell's own key."""
+    return RunSettings(duration=settings.duration, save_dt=settings.save_dt, integrator=settings.integrator,
+                       n_realisations=settings.n_realisations, seed=settings.seed,
+                       key=jax.random.fold_in(jax.random.key(settings.seed), i * 1000 + j),
+                       hs=float(settings.hs[i]), tp=float(settings.tp[j]))
+
+
+def run_cell(system: System, start, settings: SweepSettings, i: int, j: int) -> Result:
+    """Simulate one sea state of the sweep from the sweep's one ``start`` (:func:`jaxmbd.run.run`)."""
+    return run(system, _as_start(start), settings=cell_settings(settings, i, j), check=False)
+
+
+def cell_maxima(result: Result, settings: SweepSettings, i: int, j: int) -> xr.Dataset:
+    """The per-realisation maxima of every scalar output of a cell's run: what the cell file keeps."""
     data = {}
-    for name, val in res.outputs.items():
+    for name, val in result.outputs.items():
         val = np.asarray(val)
         if val.ndim == 2:  # (realisation, time): a scalar output
             data[name.replace("/", "__")] = ("realisation", np.max(val, axis=1))
@@ -212,10 +217,11 @@ def _running(pid: int) -> bool:
     return True
 
 
-def run_sweep(system: System, q0, settings: SweepSettings, out_dir, *, process_index: int = 0,
+def run_sweep(system: System, start, settings: SweepSettings, out_dir, *, process_index: int = 0,
               process_count: int = 1, progress=None, wait: bool = True, force: bool = False,
               note=lambda message: print(message, file=sys.stderr)) -> xr.Dataset | None:
-    """Run (or resume) the sweep; return the operability dataset (process 0), else None.
+    """Run (or resume) the sweep from ``start`` (a :class:`jaxmbd.run.Start`, solved once for every cell,
+    or a configuration q0); return the operability dataset (process 0), else None.
 
     Cells already in ``out_dir`` are reused when their key (:func:`cell_key`) and checksum match; a
     cell of another configuration raises :class:`SweepError` naming what changed (``force``:
@@ -223,7 +229,8 @@ def run_sweep(system: System, q0, settings: SweepSettings, out_dir, *, process_i
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     cells = [(i, j) for i in range(len(settings.hs)) for j in range(len(settings.tp))]
-    keys = {c: cell_key(system, q0, settings, *c) for c in cells}
+    start = _as_start(start)
+    keys = {c: cell_key(system, start, settings, *c) for c in cells}
     mine = [c for k, c in enumerate(cells) if k % process_count == process_index]
     with _Lock(out, process_index):
         todo = []
@@ -245,7 +252,7 @@ def run_sweep(system: System, q0, settings: SweepSettings, out_dir, *, process_i
         for i, j in mine:
             if (i, j) in todo:
                 path = _cell_path(out, i, j)
-                ds = run_cell(system, q0, settings, i, j)
+                ds = cell_maxima(run_cell(system, start, settings, i, j), settings, i, j)
                 ds.attrs["key"] = json.dumps(keys[(i, j)], sort_keys=True)
                 ds.attrs["checksum"] = _data_checksum(ds)
                 tmp = path.with_suffix(f".tmp{process_index}")
@@ -328,3 +335,57 @@ def plot_operability(table: xr.Dataset, path):
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+# --------------------------------------------------------------------------- the file form
+
+@dataclasses.dataclass(frozen=True)
+class SweepTable:
+    """``[sweep]`` as the file writes it (the command line completes it into a
+    :class:`jaxmbd.sweep.SweepSettings`): the sea-state grid (significant wave heights ``hs`` (m) x peak periods ``tp``
+    (s)); ``limits``, upper limits (SI units of the output) on scalar outputs by name
+    (``{"hoist/tension": 6e6}``), held against ``statistic`` of the per-realisation maxima
+    (``mpm``, ``mean``, ``p50``, ``p90``, ``p99``); the run length (s) and realisations per
+    cell (None: those of ``[simulation]``)."""
+
+    hs: tuple[float, ...]
+    tp: tuple[float, ...]
+    limits: dict = dataclasses.field(default_factory=dict)
+    statistic: str = "mpm"
+    duration: float | None = None
+    n_realisations: int | None = None
+
+
+_SWEEP_KEYS = ("hs", "tp", "statistic", "duration", "n_realisations", "limits")
+_STATISTICS = ("mpm", "mean", "p50", "p90", "p99")  # of the per-realisation maxima (jaxmbd.statistics)
+
+
+def read_sweep(reader, cfg, system, sim):
+    if "sweep" not in cfg:
+        return None
+    r = reader.r
+    f = "sweep"
+    s = r.table(cfg["sweep"], f, _SWEEP_KEYS)
+    if system.waves is None or system.waves.spectrum is None:
+        r.fail(f, "a sea-state sweep needs [waves] with type = 'jonswap' or 'pierson_moskowitz'")
+    grids = {}
+    for key in ("hs", "tp"):
+        arr = r.array(r.get(s, f, key), f"{f}.{key}", None).reshape(-1)
+        if arr.size == 0 or np.any(arr <= 0):
+            r.fail(f"{f}.{key}", "expected a non-empty list of values > 0")
+        grids[key] = tuple(float(x) for x in arr)
+    statistic = r.string(s, f, "statistic", "mpm", choices=_STATISTICS)
+    duration = r.number(s, f, "duration", None, gt=0.0)
+    n_real = r.integer(s, f, "n_realisations", None, ge=1)
+    lims = r.table(s.get("limits", {}), f"{f}.limits", None)
+    limits = {}
+    outputs = reader.output_shapes(system) if lims else {}
+    scalar = sorted(k for k, shape in outputs.items() if shape == ())
+    for out, val in lims.items():
+        g = f'{f}.limits."{out}"'
+        if out not in outputs:
+            r.fail(g, f"unknown output {out!r}; scalar outputs: {', '.join(scalar)}")
+        if outputs[out] != ():
+            r.fail(g, f"output {out!r} has shape {outputs[out]}; limits apply to scalar outputs: {', '.join(scalar)}")
+        limits[out] = r.check_number(val, g)
+    return SweepTable(grids["hs"], grids["tp"], limits, statistic, duration, n_real)

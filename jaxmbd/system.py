@@ -16,13 +16,18 @@ file and documented; nothing else changes.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, ClassVar, NamedTuple
 
 import equinox as eqx
+import jax
 import jax.numpy as jnp
+import numpy as np
 
 from . import spatial
-from .dynamics import bias_accelerations, forward_dynamics
+from .dynamics import forward_dynamics
+from .dynamics.coupled import coupled_forward_dynamics, flexible_accelerations, mass_matrix_equations
+from .errors import InputError, InputTypeError
 from .kinematics import Kinematics
 from .model import Model
 
@@ -145,6 +150,10 @@ class ForceElement(eqx.Module):
     name: eqx.AbstractVar[str]
     kind: ClassVar[str | None] = None
     section: ClassVar[str] = "forces"
+    water_density_field: ClassVar[str | None] = None
+    """The field holding the density of the water the element is in (kg/m³), or None for an element that
+    does not touch water.  One sea has one density: a :class:`System` refuses elements that disagree,
+    and a system file's ``[water] density`` fills it in every such element."""
     file_form: ClassVar[type | None] = None
     """None: a system file gives the element's own declared fields.  Otherwise a class whose declared
     fields (:mod:`jaxmbd.fields`) are what a file gives, and whose ``build()`` returns the element: for
@@ -158,8 +167,18 @@ class ForceElement(eqx.Module):
             return
         registry = ELEMENT_KINDS.setdefault(cls.section, {})
         if kind in registry and registry[kind].__qualname__ != cls.__qualname__:
-            raise TypeError(f"element kind {kind!r} of {cls.__qualname__} is already {registry[kind].__qualname__}'s")
+            raise InputTypeError(f"element kind {kind!r} of {cls.__qualname__} is already {registry[kind].__qualname__}'s")
         registry[kind] = cls
+
+    def sea_density(self) -> float | None:
+        """The density of the water this element is in (kg/m³), None if it touches no water (or the
+        value is being traced)."""
+        if self.water_density_field is None:
+            return None
+        try:
+            return float(getattr(self, self.water_density_field))
+        except (TypeError, jax.errors.ConcretizationTypeError):
+            return None
 
     def fixed_reason(self, field: str) -> str | None:
         """Why the array field ``field`` may not be changed once the system is built (by a scenario
@@ -239,7 +258,7 @@ def joint_dofs(model: Model, joints):
     for j in joints:
         i = model.index(j)
         if model.joints[i].nv != 1:
-            raise ValueError(f"controller joint {j!r}: expected a one-coordinate joint (revolute or prismatic)")
+            raise InputError(f"controller joint {j!r}: expected a one-coordinate joint (revolute or prismatic)")
         idx.append(model.v_start[i])
     qidx = [model.q_start[model.index(j)] for j in joints]
     return jnp.asarray(qidx), jnp.asarray(idx)
@@ -250,6 +269,14 @@ def joint_units(model: Model, joint: str, translation: str, rotation: str) -> st
     from .joints import Prismatic
 
     return translation if isinstance(model.joints[model.index(joint)], Prismatic) else rotation
+
+
+def _magnitude(vector) -> float | None:
+    """|vector| as a float, None while traced."""
+    try:
+        return float(np.linalg.norm(np.asarray(vector, dtype=float)))
+    except (TypeError, jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError):
+        return None
 
 
 class System(eqx.Module):
@@ -266,7 +293,21 @@ class System(eqx.Module):
     name: str = eqx.field(static=True, default="system")
     report_joints: tuple = eqx.field(static=True, default=())
 
+    def __post_init__(self):
+        # The waves' dispersion takes the model's gravity (the sea has no gravity of its own).
+        g = _magnitude(self.model.gravity)
+        if self.waves is not None and g and getattr(self.waves, "g", g) != g:
+            self.waves = dataclasses.replace(self.waves, g=g)
+
     def __check_init__(self):
+        densities = {f.name: f.sea_density() for f in self.forces}
+        densities = {k: v for k, v in densities.items() if v is not None}
+        if len(set(densities.values())) > 1:
+            from .joints import ModelError
+
+            text = ", ".join(f"{k!r} {v:g}" for k, v in densities.items())
+            raise ModelError(f"{self.name}: one sea has one water density, but the elements disagree ({text} kg/m³); "
+                             "give them the same (in a system file: [water] density)")
         if any(f.section == "loops" for f in self.forces) and any(f.n_flex for f in self.forces):
             from .joints import ModelError
 
@@ -377,7 +418,7 @@ class System(eqx.Module):
         from .dynamics.constrained import constrained_accelerations
 
         model, q, v, kin = self.model, ctx.q, ctx.v, ctx.kin
-        M, b = _mass_matrix_equations(model, ctx, tau, f_ext, self.extra_inertia(ctx), self.coupled_inertia(ctx))
+        M, b = mass_matrix_equations(model, ctx, tau, f_ext, self.extra_inertia(ctx), self.coupled_inertia(ctx))
         return constrained_accelerations(self.loops, model, q, v, M, b, kin)
 
     def _accelerations(self, ctx, z, f_ext, tau, zdot):
@@ -387,66 +428,12 @@ class System(eqx.Module):
         if self.loops:
             return self._loop_solve(ctx, f_ext, tau)[0], zdot
         if any(f.n_flex for f in self.forces):
-            return self._flexible_accelerations(ctx, z, f_ext, tau, zdot)
+            flex = [(f, s) for f, s in zip(self.forces, self.state_slices()) if f.n_flex]
+            return flexible_accelerations(self.model, ctx, flex, z, f_ext, tau, zdot, self.extra_inertia(ctx))
         coupled = self.coupled_inertia(ctx)
         if coupled:
-            return _coupled_forward_dynamics(self.model, ctx, tau, f_ext, self.extra_inertia(ctx), coupled), zdot
+            return coupled_forward_dynamics(self.model, ctx, tau, f_ext, self.extra_inertia(ctx), coupled), zdot
         return forward_dynamics(self.model, q, v, tau, f_ext, self.extra_inertia(ctx), kinematics=ctx.kin), zdot
-
-    def _flexible_accelerations(self, ctx, z, f_ext, tau, zdot):
-        """Joint and elastic accelerations of a tree carrying flexible bodies.
-
-        Each flexible element moves with a reference body of the tree (body
-        twist t = J v, body-frame acceleration J v̇ + J̇ v) and gives its
-        floating-frame mass matrix [[M_rr, M_rf], [M_fr, M_ff]] and forces
-        Q = [Q_r; Q_f] (quadratic velocity, elastic, gravity, node loads) in
-        that body's frame.  The equations of motion of the whole system are
-
-            [M + Jᵀ M_rr J   Jᵀ M_rf] [v̇ ]   [τ − h + Jᵀ (Q_r − M_rr J̇v)]
-            [M_fr J          M_ff   ] [q̈_f] = [Q_f − M_fr J̇v             ]
-
-        with M, h the tree's mass matrix and bias forces; solved by Cholesky.
-        """
-        from jax.scipy.linalg import cho_factor, cho_solve
-
-        from .dynamics import inverse_dynamics, mass_matrix
-        from .kinematics import body_jacobian
-
-        model, q, v, kin = self.model, ctx.q, ctx.v, ctx.kin
-        extra = self.extra_inertia(ctx)
-        M = mass_matrix(model, q, extra, kin)
-        b = tau - inverse_dynamics(model, q, v, jnp.zeros_like(v), f_ext, extra, kin)
-        abias = bias_accelerations(model, q, v, kin)
-        rows, cols, rhs_f, sizes = [], [], [], []
-        slices = self.state_slices()
-        flex = [(f, s) for f, s in zip(self.forces, slices) if f.n_flex]
-        for f, s in flex:
-            i = model.index(f.body)
-            J = body_jacobian(model, q, f.body, kin)
-            Mf, Q = f.flexible_terms(ctx, z[s])
-            Mrr, Mrf, Mff = Mf[:6, :6], Mf[:6, 6:], Mf[6:, 6:]
-            M = M + J.T @ Mrr @ J
-            b = b + J.T @ (Q[:6] - Mrr @ abias[i])
-            cols.append(J.T @ Mrf)
-            rows.append((Mrf.T @ J, Mff))
-            rhs_f.append(Q[6:] - Mrf.T @ abias[i])
-            sizes.append(f.n_flex)
-        n = sum(sizes)
-        big = jnp.zeros((model.nv + n, model.nv + n), dtype=M.dtype).at[: model.nv, : model.nv].set(M)
-        off = model.nv
-        for (lower, Mff), upper, k in zip(rows, cols, sizes):
-            big = big.at[off : off + k, : model.nv].set(lower)
-            big = big.at[: model.nv, off : off + k].set(upper)
-            big = big.at[off : off + k, off : off + k].set(Mff)
-            off += k
-        x = cho_solve(cho_factor(big), jnp.concatenate([b] + rhs_f))
-        vdot, off = x[: model.nv], model.nv
-        for (f, s), k in zip(flex, sizes):
-            start = s.start
-            qd_f = z[s][k : 2 * k]
-            zdot = zdot.at[start : start + 2 * k].set(jnp.concatenate([qd_f, x[off : off + k]]))
-            off += k
-        return vdot, zdot
 
     def output_groups(self) -> tuple:
         """The groups :meth:`outputs` computes: each force element's name, and ``"joint"`` for the
@@ -518,36 +505,6 @@ def _loop_outputs(loops, model, q, kin, lam, residual, conditioning) -> dict:
         out[f"{lp.name}/conditioning"] = conditioning
         k += m
     return out
-
-
-def _mass_matrix_equations(model, ctx, tau, f_ext, extra, coupled):
-    """(M, b) of M v̇ = b: the tree's mass matrix with the elements' inertia, b = τ + Jᵀ f_ext − h, and the
-    coupling blocks f_i = −E_ij a_j of ``coupled`` (a_j = J_j v̇ + J̇_j v) added through the body
-    Jacobians: M + Σ J_iᵀ E_ij J_j and b − Σ J_iᵀ E_ij J̇_j v."""
-    from .dynamics import inverse_dynamics, mass_matrix
-    from .kinematics import body_jacobian
-
-    q, v, kin = ctx.q, ctx.v, ctx.kin
-    M = mass_matrix(model, q, extra, kin)
-    rhs = tau - inverse_dynamics(model, q, v, jnp.zeros_like(v), f_ext, extra, kin)
-    if coupled:
-        abias = bias_accelerations(model, q, v, kin)
-        for i, j, blk in coupled:
-            Ji = body_jacobian(model, q, model.body_names[i], kin)
-            Jj = body_jacobian(model, q, model.body_names[j], kin)
-            M = M + Ji.T @ blk @ Jj
-            rhs = rhs - Ji.T @ (blk @ abias[j])
-    return M, rhs
-
-
-def _coupled_forward_dynamics(model, ctx, tau, f_ext, extra, coupled):
-    """v̇ from (M + Σ J_iᵀ E_ij J_j) v̇ = τ + Jᵀ f_ext − h − Σ J_iᵀ E_ij J̇_j v: the body accelerations
-    a_j = J_j v̇ + J̇_j v of the coupling blocks f_i = −E_ij a_j, the diagonal ones (``extra``) inside
-    M and the inverse dynamics (:func:`_mass_matrix_equations`)."""
-    from jax.scipy.linalg import cho_factor, cho_solve
-
-    M, rhs = _mass_matrix_equations(model, ctx, tau, f_ext, extra, coupled)
-    return cho_solve(cho_factor(M), rhs)
 
 
 def energy(system: System, q, v):

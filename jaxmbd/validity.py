@@ -121,6 +121,23 @@ def check(system, time, outputs: dict, batched: bool) -> list[Excursion]:
     return found
 
 
+def merge(per_realisation: list[list[Excursion]]) -> list[Excursion]:
+    """One excursion per range over realisations each checked alone (a scenario's, on their own time grids)."""
+    n = len(per_realisation)
+    merged = {}
+    for e in (e for found in per_realisation for e in found):
+        key = (e.element, e.quantity)
+        if key not in merged:
+            merged[key] = dataclasses.replace(e, n_realisations=n, fraction=e.fraction / n)
+        else:
+            m = merged[key]
+            merged[key] = dataclasses.replace(m, realisations=m.realisations + e.realisations,
+                                              fraction=m.fraction + e.fraction / n,
+                                              first_time=min(m.first_time, e.first_time),
+                                              extreme=max(m.extreme, e.extreme) if "<=" in e.limit else min(m.extreme, e.extreme))
+    return list(merged.values())
+
+
 def to_attrs(found: list[Excursion]) -> dict:
     """Result-file attributes: ``validity`` (JSON list) and ``validity_summary`` (text)."""
     return {"validity": json.dumps([dataclasses.asdict(e) for e in found]),

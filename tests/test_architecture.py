@@ -2,6 +2,7 @@
 submodule is hidden behind a function of the same name, and every error is a JaxmbdError."""
 
 import ast
+import builtins
 import importlib
 import pathlib
 import pkgutil
@@ -13,7 +14,7 @@ ROOT = pathlib.Path(jaxmbd.__file__).parent
 # Lowest first: a module may import from its own layer and those before it.  The force elements,
 # hydrodynamics, flexible bodies and controllers are one layer (elements) above the system.
 LAYERS = [
-    {"errors", "_xla", "config", "shapes"},
+    {"errors", "_xla", "config", "shapes", "tables"},
     {"spatial"},
     {"joints"},
     {"model"},
@@ -22,9 +23,11 @@ LAYERS = [
     {"validity", "system"},
     {"forces", "control", "hydro", "flex", "statistics", "fields", "loops"},
     {"paths"},
-    {"results", "simulation", "mooring"},
+    {"results", "simulation", "mooring", "conditions"},
     {"examples"},
-    {"scenario", "sweep"},
+    {"scenario"},
+    {"run"},
+    {"sweep"},
     {"io"},
     {"optim"},
     {"cli"},
@@ -96,6 +99,69 @@ def test_every_error_jaxmbd_raises_on_purpose_is_a_jaxmbd_error():
     for cls in (jaxmbd.ModelError, jaxmbd.SystemFileError, HydroDataError, ScenarioError, SweepError,
                 jaxmbd.SimulationError, ResultFileError):
         assert issubclass(cls, jaxmbd.JaxmbdError), cls
+
+
+def _raised_names(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            if isinstance(exc, ast.Name):
+                yield node.lineno, exc.id
+
+
+def test_every_raise_in_the_package_is_a_jaxmbd_error():
+    """``raise X(...)`` names a JaxmbdError subclass everywhere (still a ValueError, TypeError or
+    KeyError where that is what callers catch); only abstract methods raise NotImplementedError."""
+    plain, classes = [], {}
+    paths = sorted(ROOT.rglob("*.py"))
+    for path in paths:  # every class of the package by name (some errors are imported inside a function)
+        rel = path.relative_to(ROOT).with_suffix("")
+        module = importlib.import_module(".".join(["jaxmbd", *(p for p in rel.parts if p != "__init__")]))
+        classes |= {k: v for k, v in vars(module).items() if isinstance(v, type) and issubclass(v, BaseException)}
+    for path in paths:
+        rel = path.relative_to(ROOT).with_suffix("")
+        for line, name in _raised_names(ast.parse(path.read_text(encoding="utf-8"))):
+            if name == "NotImplementedError" or name in ("exc", "err", "e"):
+                continue
+            cls = classes.get(name) or getattr(builtins, name, None)
+            if not (isinstance(cls, type) and issubclass(cls, jaxmbd.JaxmbdError)):
+                plain.append(f"{rel}:{line} raises {name}")
+    assert not plain, plain
+
+
+_DEPENDENCIES = {"jax", "jnp", "diffrax", "equinox", "eqx", "optimistix", "optx", "optax", "numpy", "np", "scipy",
+                 "xarray", "xr", "capytaine", "cpt", "matplotlib", "plt"}
+
+
+def test_no_private_name_of_a_dependency_is_used():
+    """``diffrax.RESULTS._index_to_message``, ``jax._src``: private names change without notice."""
+    found = []
+    for path in ROOT.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and any(p.startswith("_") for p in node.module.split(".")):
+                if node.module.split(".")[0] in _DEPENDENCIES:
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} from {node.module}")
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+                root = node.value
+                while isinstance(root, ast.Attribute):
+                    root = root.value
+                if isinstance(root, ast.Name) and root.id in _DEPENDENCIES:
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} .{node.attr}")
+    assert not found, found
+
+
+def test_no_module_over_700_lines_and_no_class_over_300():
+    """Size is where structure hides: a module past 700 lines or a class past 300 holds two jobs."""
+    big = []
+    for path in ROOT.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        if len(text.splitlines()) > 700:
+            big.append(f"{path.relative_to(ROOT)}: {len(text.splitlines())} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ClassDef) and node.end_lineno - node.lineno + 1 > 300:
+                big.append(f"{path.relative_to(ROOT)}: class {node.name} {node.end_lineno - node.lineno + 1} lines")
+    assert not big, big
 
 
 def test_the_version_is_written_once():

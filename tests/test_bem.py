@@ -9,7 +9,7 @@ import pytest
 import xarray as xr
 
 import jaxmbd  # noqa: F401
-from jaxmbd.hydro import bem
+from jaxmbd.hydro import bem, coefficients
 from jaxmbd.hydro.bem import HydroDataError
 
 RM3 = Path(__file__).parents[2] / "shared" / "data" / "wecsim_rm3"
@@ -124,7 +124,7 @@ def test_barge_file_contents():
     # C33 = rho g Awp exactly for a box.
     assert float(h.hydrostatic_stiffness[2, 2]) == pytest.approx(1025 * 9.81 * 200.0, rel=1e-9)
     # A(inf) from Capytaine's omega = inf solve; Ogilvie's estimate from the finite table agrees 1.5 % in heave.
-    est = bem._added_mass_inf_ogilvie(np.asarray(h.omega), np.asarray(h.added_mass), np.asarray(h.radiation_damping))
+    est = coefficients._added_mass_inf_ogilvie(np.asarray(h.omega), np.asarray(h.added_mass), np.asarray(h.radiation_damping))
     assert est[2, 2] == pytest.approx(float(h.added_mass_inf[2, 2]), rel=0.015)
     one = h.body(0)
     assert one.n_bodies == 1 and one.added_mass.shape == (30, 6, 6)

@@ -96,7 +96,7 @@ def test_new_sea_states_and_parameters_reuse_the_compiled_run(system):
 
     from jaxmbd._xla import strong_types
     from jaxmbd.simulation import static_equilibrium
-    from jaxmbd.sweep import with_sea_state
+    from jaxmbd.run import with_sea_state
 
     made = strong_types((jnp.ones(3, dtype=jnp.float32), jnp.asarray(2e4), jnp.asarray(3)))
     assert [(x.dtype, x.weak_type) for x in made] == [(jnp.float32, False), (jnp.float32, False), (jnp.asarray(3).dtype, False)]
@@ -114,7 +114,7 @@ def test_new_sea_states_and_parameters_reuse_the_compiled_run(system):
     lower = q0.at[2].set(0.1)
     events, stop = _count_compiles()
     try:
-        runs(with_sea_state(system, 2.0, 9.0), jax.random.key(1), q0)
+        runs(with_sea_state(system, hs=2.0, tp=9.0), jax.random.key(1), q0)
         runs(stiffer, jax.random.key(0), lower)
     finally:
         stop()

@@ -13,6 +13,7 @@ import pytest
 
 from jaxmbd.cli import main as cli
 from jaxmbd.io.system_file import load_system
+from jaxmbd.run import Start
 
 STUDY = Path(__file__).parents[1] / "studies" / "barge_heel"
 
@@ -79,9 +80,9 @@ def test_a_run_past_the_angle_of_vanishing_stability_reports_a_capsize():
     # the loaded barge started at 50° towards the lift, beyond its 37.8° of vanishing stability on that
     # side: it capsizes, and the run says when
     loaded = load_system(STUDY / "system.toml")
-    q0 = np.array(loaded.initial_configuration(), float)
+    q0 = np.array(loaded.start().q, float)
     half = math.radians(-50.0) / 2
     q0[3:7] = [math.cos(half), math.sin(half), 0.0, 0.0]
-    res = loaded.run(duration=2.0, q0=q0)
+    res = loaded.run(Start(q0), duration=2.0)
     capsize = [e for e in res.excursions if e.model == "intact stability (capsize)" and e.quantity == "roll of barge"]
     assert len(capsize) == 1 and capsize[0].first_time == 0.0 and capsize[0].extreme > math.radians(50.0)

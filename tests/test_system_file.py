@@ -5,6 +5,7 @@ import math
 import re
 from pathlib import Path
 
+import jax
 import numpy as np
 import pytest
 import tomllib
@@ -130,7 +131,6 @@ def test_pendulum_on_a_rope_round_trip(tmp_path):
     assert loaded.sweep.hs == (1.0, 2.0) and loaded.sweep.limits == {"hoist/tension": 2.0e4}
     assert loaded.sweep.statistic == "mpm" and loaded.scenario is None
     assert loaded.path == path and loaded.config["bodies"][0]["name"] == "arm"
-    assert "rope_pendulum" in loaded.attrs()["system_config"]
 
     # A few fixed steps (Euler: one trace of the right-hand side keeps the compile short).
     ts = np.arange(6) * loaded.integrator.dt
@@ -164,7 +164,7 @@ def test_floating_crane_from_the_docs(tmp_path):
     assert set(loaded.sweep.limits) == {"hoist/tension", "hoist/sway"}
     assert [p["name"] for p in loaded.scenario_phases] == ["hold", "lower"]
     ts = np.arange(5) * loaded.integrator.dt
-    waves = sys.waves.realise(loaded.key())
+    waves = sys.waves.realise(jax.random.key(loaded.simulation.seed))
     ys, ok, _ = solve(sys, initial_state(sys, loaded.q0), ts, integrator=Integrator("euler", dt=loaded.integrator.dt),
                    waves=waves)
     q = np.asarray(ys[0])

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..errors import InputError
+
 
 @dataclasses.dataclass(frozen=True)
 class DynamicsOptions:
@@ -39,7 +41,7 @@ class DynamicsOptions:
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             if not isinstance(value, int) or isinstance(value, bool) or value < (1 if f.name == "scan_unroll" else 0):
-                raise ValueError(f"DynamicsOptions.{f.name}: expected a non-negative integer, got {value!r}")
+                raise InputError(f"DynamicsOptions.{f.name}: expected a non-negative integer, got {value!r}")
 
 
 DEFAULT_OPTIONS = DynamicsOptions()

@@ -56,6 +56,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..errors import InputError
+
 Array = jax.Array
 
 # 4-point Gauss-Legendre on [0, 1]: exact to polynomial degree 7. The highest
@@ -237,18 +239,18 @@ def constrained_dofs(n_nodes: int, bc: Mapping[int, BCSpec] | None) -> np.ndarra
     for node, spec in (bc or {}).items():
         k = int(node) % n_nodes if -n_nodes <= int(node) < n_nodes else None
         if k is None:
-            raise ValueError(f"boundary condition on node {node}, mesh has {n_nodes} nodes")
+            raise InputError(f"boundary condition on node {node}, mesh has {n_nodes} nodes")
         if isinstance(spec, str):
             if spec in ("clamped", "fixed"):
                 dofs = range(6)
             elif spec == "pinned":
                 dofs = range(3)
             else:
-                raise ValueError(f"unknown boundary condition {spec!r}: use 'clamped', 'pinned' or DOF numbers")
+                raise InputError(f"unknown boundary condition {spec!r}: use 'clamped', 'pinned' or DOF numbers")
         else:
             dofs = [int(d) for d in spec]
             if any(d < 0 or d > 5 for d in dofs):
-                raise ValueError(f"DOF numbers are 0..5 {DOF_NAMES}, got {spec}")
+                raise InputError(f"DOF numbers are 0..5 {DOF_NAMES}, got {spec}")
         out.update(6 * k + d for d in dofs)
     return np.array(sorted(out), dtype=np.int64)
 
@@ -319,7 +321,7 @@ class BeamMesh(eqx.Module):
         section; for other sections pass it).
         """
         if n_elements < 1:
-            raise ValueError("n_elements must be >= 1")
+            raise InputError("n_elements must be >= 1")
         a = jnp.asarray(a, dtype=float)
         b = jnp.asarray(b, dtype=float)
         t = jnp.linspace(0.0, 1.0, n_elements + 1)[:, None]
@@ -332,7 +334,7 @@ class BeamMesh(eqx.Module):
             yr = np.asarray(y_ref)
             c = np.linalg.norm(np.cross(ax, yr)) / (np.linalg.norm(ax) * np.linalg.norm(yr))
             if c < 1e-6:
-                raise ValueError("y_ref is parallel to the beam axis; pass another y_ref")
+                raise InputError("y_ref is parallel to the beam axis; pass another y_ref")
         return cls(
             nodes=nodes, E=f(E), G=f(G), A=f(A), Iy=f(Iy), Iz=f(Iz), J=f(J), Ip=Ip,
             rho=f(rho), y_ref=y_ref, rotary_inertia=rotary_inertia,
@@ -511,7 +513,7 @@ def modes(mesh: BeamMesh, n_modes: int, bc: Mapping[int, BCSpec] | None) -> tupl
     """
     free = free_dofs(mesh.n_nodes, bc)
     if not 1 <= n_modes <= free.size:
-        raise ValueError(f"n_modes must be in 1..{free.size}")
+        raise InputError(f"n_modes must be in 1..{free.size}")
     return _modes_free(mesh, tuple(free.tolist()), int(n_modes))
 
 

@@ -66,6 +66,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..errors import InputError
 from .beam import BCSpec, BeamMesh, _modes_free, free_dofs
 
 Array = jax.Array
@@ -150,7 +151,7 @@ def flexible_body(
     """
     free = free_dofs(mesh.n_nodes, bc)
     if n_modes is not None and not 1 <= n_modes <= free.size:
-        raise ValueError(f"n_modes must be in 1..{free.size}")
+        raise InputError(f"n_modes must be in 1..{free.size}")
     alpha, beta = rayleigh
     return _build(mesh, tuple(free.tolist()), n_modes, jnp.asarray(alpha, float), jnp.asarray(beta, float))
 

@@ -4,7 +4,7 @@ The beam's floating frame is a body of the tree (the *reference body*: a
 light frame on the joint that carries the boom, e.g. the luffing joint on the
 king).  The element owns the elastic coordinates q_f (states [q_f, q̇_f]) and
 gives the system its floating-frame mass matrix and forces; the system solves
-the joint and elastic accelerations together (System._flexible_accelerations).
+the joint and elastic accelerations together (jaxmbd.dynamics.coupled.flexible_accelerations).
 Wire ropes hang from beam nodes (``ropes``): their tension acts on the
 deformed node and on the other body.
 """

@@ -34,6 +34,7 @@ class HullCurrentLoad(ForceElement):
     """
 
     kind: ClassVar[str] = "hull_current_load"
+    water_density_field: ClassVar[str] = "rho"
 
     name: str = eqx.field(static=True)
     body: str = setting("body", doc="the hull")

@@ -9,6 +9,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
+from ..errors import InputError
 from ..fields import parameter, setting
 from ..system import Context, Contribution, ForceElement
 from ..validity import ValidRange
@@ -70,9 +71,9 @@ class Cylinder(ForceElement):
 
     def __check_init__(self):
         if self.body_a == self.body_b:
-            raise ValueError(f"cylinder {self.name!r}: body_a and body_b are both {self.body_a!r}")
+            raise InputError(f"cylinder {self.name!r}: body_a and body_b are both {self.body_a!r}")
         if not isinstance(self.min_length, jax.core.Tracer) and float(self.min_length) >= float(self.max_length):
-            raise ValueError(f"cylinder {self.name!r}: min_length ({float(self.min_length):g} m) must be below max_length "
+            raise InputError(f"cylinder {self.name!r}: min_length ({float(self.min_length):g} m) must be below max_length "
                              f"({float(self.max_length):g} m)")
 
     @property

@@ -40,6 +40,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..errors import InputError
 from ..fields import parameter, setting
 from ..system import Context, Contribution, ForceElement
 from ..validity import ValidRange
@@ -82,6 +83,7 @@ class LumpedLine(ForceElement):
     """
 
     kind: ClassVar[str] = "lumped_line"
+    water_density_field: ClassVar[str] = "rho"
 
     name: str = eqx.field(static=True)
     body: str = setting("body", doc="body carrying the fairlead")
@@ -105,7 +107,7 @@ class LumpedLine(ForceElement):
 
     def __check_init__(self):
         if not isinstance(self.segments, int) or self.segments < 2:
-            raise ValueError(f"segments: expected an integer of at least 2, got {self.segments!r}")
+            raise InputError(f"segments: expected an integer of at least 2, got {self.segments!r}")
 
     @property
     def n_states(self):

@@ -39,6 +39,7 @@ class MorisonMember(ForceElement):
     """
 
     kind: ClassVar[str] = "morison_member"
+    water_density_field: ClassVar[str] = "rho"
 
     name: str = eqx.field(static=True)
     body: str = setting("body", doc="body carrying the member")

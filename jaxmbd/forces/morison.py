@@ -48,6 +48,7 @@ class MorisonObject(ForceElement):
     """
 
     kind: ClassVar[str] = "morison_object"
+    water_density_field: ClassVar[str] = "rho"
 
     name: str = eqx.field(static=True)
     body: str = setting("body", doc="body carrying the object")

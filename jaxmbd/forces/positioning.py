@@ -53,6 +53,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..errors import InputError
 from ..fields import parameter, setting
 from ..system import Context, Contribution, ForceElement
 from ..validity import ValidRange
@@ -141,18 +142,18 @@ class DynamicPositioning(ForceElement):
         n = len(self.thrusters)
         bad = [t for t in self.thruster_types if t not in THRUSTER_TYPES]
         if bad or len(self.thruster_types) != n:
-            raise ValueError(f"thruster_types: expected one of {', '.join(THRUSTER_TYPES)} per thruster ({n}); got {list(self.thruster_types)}")
+            raise InputError(f"thruster_types: expected one of {', '.join(THRUSTER_TYPES)} per thruster ({n}); got {list(self.thruster_types)}")
         pos = np.asarray(self.thruster_positions, float)
         if pos.shape != (n, 3):
-            raise ValueError(f"thruster_positions: expected [x, y, z] per thruster, shape [{n}, 3]; got shape {list(pos.shape)}")
+            raise InputError(f"thruster_positions: expected [x, y, z] per thruster, shape [{n}, 3]; got shape {list(pos.shape)}")
         L, B = np.asarray(self.hull_plan, float)
         for name, (x, y, _) in zip(self.thrusters, pos):
             if abs(x) > L / 2 or abs(y) > B / 2:
-                raise ValueError(f"thruster_positions: thruster {name!r} at x = {x:g} m, y = {y:g} m lies outside the hull "
+                raise InputError(f"thruster_positions: thruster {name!r} at x = {x:g} m, y = {y:g} m lies outside the hull "
                                  f"(hull_plan: {L:g} m long, {B:g} m wide about the body's origin)")
         rank = np.linalg.matrix_rank(self.allocation_matrix(np))
         if rank < 3:
-            raise ValueError(f"thrusters: {', '.join(f'{a} ({b})' for a, b in zip(self.thrusters, self.thruster_types))} "
+            raise InputError(f"thrusters: {', '.join(f'{a} ({b})' for a, b in zip(self.thrusters, self.thruster_types))} "
                              "cannot give surge, sway and yaw independently (the allocation matrix has rank "
                              f"{rank}); add a thruster or move one")
 

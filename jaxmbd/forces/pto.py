@@ -7,6 +7,7 @@ from typing import ClassVar
 import equinox as eqx
 import jax.numpy as jnp
 
+from ..errors import InputError
 from ..fields import parameter, setting
 from ..system import Context, Contribution, ForceElement
 
@@ -35,7 +36,7 @@ class JointPTO(ForceElement):
         model = ctx.model
         i = model.index(self.joint)
         if model.joints[i].nv != 1 or model.joints[i].nq != 1:
-            raise ValueError(f"pto {self.name!r}: joint {self.joint!r} is a {model.joints[i].name} joint; "
+            raise InputError(f"pto {self.name!r}: joint {self.joint!r} is a {model.joints[i].name} joint; "
                              "expected a one-coordinate joint (prismatic or revolute)")
         return model.q_start[i], model.v_start[i]
 

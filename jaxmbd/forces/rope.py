@@ -64,6 +64,7 @@ class WireRope(ForceElement):
     """
 
     kind: ClassVar[str] = "wire_rope"
+    water_density_field: ClassVar[str] = "water_density"
 
     name: str = eqx.field(static=True)
     body_a: str = setting("body_or_world", doc="body of the sheave point (a crane tip, or world)")

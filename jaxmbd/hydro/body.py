@@ -56,13 +56,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import spatial
+from ..errors import InputError
 from ..model import Model
 from ..system import Context, Contribution, ForceElement
 from .bem import HydroData
 from .hull import HullMesh, posed_corners
 from .pressure import buoyancy, incident_wave, panel_loads, pressure_loads
 from .radiation import RadiationStateSpace, consistent_added_mass_inf, fit_radiation
-from .waves import complex_amplitudes
+from .waves import complex_amplitudes, ramp
 
 
 def gravity_stiffness(mass, com_rel, g=9.81):
@@ -83,15 +84,15 @@ def _hulls_in_body_frames(model, name, bodies, hulls, hydrostatics, froude_krylo
     """The hulls (BEM frame at rest) in their bodies' frames, after the checks of the modes."""
     for key, val in (("hydrostatics", hydrostatics), ("froude_krylov", froude_krylov)):
         if val not in ("linear", "nonlinear"):
-            raise ValueError(f"hydro element {name!r}: {key} must be 'linear' or 'nonlinear', got {val!r}")
+            raise InputError(f"hydro element {name!r}: {key} must be 'linear' or 'nonlinear', got {val!r}")
     if froude_krylov == "nonlinear" and hydrostatics != "nonlinear":
-        raise ValueError(f"hydro element {name!r}: froude_krylov = 'nonlinear' integrates the wave's pressure over the "
+        raise InputError(f"hydro element {name!r}: froude_krylov = 'nonlinear' integrates the wave's pressure over the "
                          "instantaneous wetted hull, which needs hydrostatics = 'nonlinear' too")
     if hydrostatics == "linear":
         return ()
     hulls = tuple(hulls or ())
     if len(hulls) != len(bodies) or any(h is None for h in hulls):
-        raise ValueError(f"hydro element {name!r}: hydrostatics = 'nonlinear' needs a closed hull for each of its {len(bodies)} "
+        raise InputError(f"hydro element {name!r}: hydrostatics = 'nonlinear' needs a closed hull for each of its {len(bodies)} "
                          "bodies (hulls=..., or hull, box depth or cylinder height in a system file)")
     # BEM frame -> body frame: the bodies' axes are the world's at rest (checked by create)
     return tuple(HullMesh(np.asarray(h.vertices, float) + origin - np.asarray(pw[model.index(b)]), h.triangles, h.source)
@@ -169,144 +170,6 @@ class HydroBody(ForceElement):
     # per hydro body with a hull: (mass [kg], centre of gravity (3,) [m], world at rest) of the bodies it
     # carries at rest, for its stability curve (the capsize check)
     carried: tuple = eqx.field(static=True, default=())
-
-    @staticmethod
-    def create(
-        model: Model,
-        hydro: HydroData,
-        *,
-        name: str = "hydro",
-        bodies=None,
-        q_equilibrium=None,
-        origin=(0.0, 0.0, 0.0),
-        radiation: bool | RadiationStateSpace = True,
-        radiation_tol: float = 0.02,
-        mass=None,
-        com=None,
-        linear_damping=None,
-        quadratic_drag=None,
-        excitation: bool = True,
-        ramp_time: float = 0.0,
-        added_mass_inf: str = "fit",
-        body_to_body: bool = True,
-        hull_boxes=None,
-        hulls=None,
-        hydrostatics: str = "linear",
-        froude_krylov: str = "linear",
-    ) -> "HydroBody":
-        """``bodies``: model body names for the hydro bodies (default: ``hydro.body_names``).
-        ``q_equilibrium``: the model configuration at rest (default: neutral); the bodies'
-        axes must be parallel to the world's there.  ``origin``: where the BEM frame's
-        origin sits in the world.  ``mass``/``com`` (per hydro body): the mass and centre of
-        mass (BEM frame) the restoring matrix was computed with (default: read from
-        ``hydro`` when it records them, else ρ V at the centre of buoyancy's x, y and the
-        reference point's z).  ``ramp_time`` (s): the excitation rises smoothly from zero over
-        this time (½(1 − cos πt/T)), which keeps the start-up transient and the drift of
-        unmoored bodies small.  ``added_mass_inf``: ``"fit"`` (default) takes the A(∞) that
-        makes the time-domain model reproduce the BEM A(ω) best with the fitted memory
-        (:func:`~jaxmbd.hydro.radiation.consistent_added_mass_inf`); ``"file"`` the file's.
-        ``body_to_body``: keep the radiation coupling between the bodies (A(∞), the memory);
-        False drops it (:meth:`HydroData.without_body_coupling`, WEC-Sim's default).
-        ``hull_boxes``: per hydro body, (length, beam, draught[, depth]) of a box hull or None: the run
-        then checks that the bilge stays under and the deck edge above the still waterline
-        (:mod:`jaxmbd.validity`).  ``hulls``: per hydro body, its closed :class:`~jaxmbd.hydro.hull.HullMesh`
-        in the BEM frame at rest (waterline z = 0), needed by ``hydrostatics = "nonlinear"`` and
-        ``froude_krylov = "nonlinear"`` (the module's docstring says which terms each includes)."""
-        from ..kinematics import forward_kinematics
-
-
-        bodies = tuple(hydro.body_names if bodies is None else bodies)
-        if not body_to_body:
-            hydro = hydro.without_body_coupling()
-        nb = len(bodies)
-        if 6 * nb != hydro.added_mass_inf.shape[-1]:
-            raise ValueError(f"{hydro.source}: {nb} bodies named for {hydro.added_mass_inf.shape[-1] // 6} hydro bodies")
-        q = model.neutral() if q_equilibrium is None else jnp.asarray(q_equilibrium)
-        Rw, pw = forward_kinematics(model, q)
-        origin = np.asarray(origin, float)
-        ref_world = np.asarray(hydro.reference_point, float) + origin
-        ref_body = []
-        for k, b in enumerate(bodies):
-            i = model.index(b)
-            if np.max(np.abs(np.asarray(Rw[i]) - np.eye(3))) > 1e-6:
-                raise ValueError(
-                    f"hydro element {name!r}: body {b!r} is rotated at rest; hydrodynamic bodies must have "
-                    "their axes parallel to the world's in q_equilibrium"
-                )
-            ref_body.append(ref_world[k] - np.asarray(pw[i]))
-        rho, g = float(hydro.rho), float(hydro.g)
-        V = np.asarray(hydro.displaced_volume, float)
-        cob = np.asarray(hydro.centre_of_buoyancy, float)
-        C = np.asarray(hydro.hydrostatic_stiffness, float)
-        Cb = C.copy()
-        W = np.zeros(6 * nb)
-        for k in range(nb):
-            vk = V[k] if np.isfinite(V[k]) else C[6 * k + 2, 6 * k + 2] * 0.0
-            bk = cob[k] if np.all(np.isfinite(cob[k])) else np.asarray(hydro.reference_point[k], float)
-            m_file = float(np.asarray(hydro.mass_matrix)[6 * k, 6 * k])
-            c_file = np.asarray(hydro.centre_of_mass, float)[k]
-            if mass is not None:
-                mk = float(np.atleast_1d(mass)[k])
-            else:
-                mk = m_file if np.isfinite(m_file) else rho * vk
-            if com is not None:
-                ck = np.asarray(com, float).reshape(nb, 3)[k]
-            elif np.all(np.isfinite(c_file)):
-                ck = c_file
-            else:
-                ck = np.array([bk[0], bk[1], float(hydro.reference_point[k][2])])
-            s = slice(6 * k, 6 * k + 6)
-            Cb[s, s] = C[s, s] - gravity_stiffness(mk, ck - np.asarray(hydro.reference_point[k], float), g)
-            r = bk - np.asarray(hydro.reference_point[k], float)
-            Fb = np.array([0.0, 0.0, rho * g * vk])
-            W[s] = np.concatenate([Fb, np.cross(r, Fb)])
-        if radiation is True:
-            rad, _ = fit_radiation(hydro, tol=radiation_tol)
-        elif radiation is False:
-            rad = None
-        else:
-            rad = radiation
-        if added_mass_inf == "fit" and rad is not None:
-            Ainf = consistent_added_mass_inf(hydro, rad)
-        elif added_mass_inf in ("file", "fit"):
-            Ainf = np.asarray(hydro.added_mass_inf, float)
-        else:
-            raise ValueError(f"hydro element {name!r}: added_mass_inf must be 'fit' or 'file', got {added_mass_inf!r}")
-        # A(∞) is symmetric in theory; a BEM's or the fit's is so only to a percent or so (surge-pitch,
-        # sway-roll), and the articulated-body recursion reads the lower triangle of each body's
-        # inertia while the mass-matrix routes read all of it: keep the symmetric part, so both agree
-        Ainf = 0.5 * (Ainf + Ainf.T)
-        hulls_body = _hulls_in_body_frames(model, name, bodies, hulls, hydrostatics, froude_krylov, origin, pw)
-        pairs = tuple(
-            (k, l)
-            for k in range(nb)
-            for l in range(nb)
-            if k != l and np.any(Ainf[6 * k : 6 * k + 6, 6 * l : 6 * l + 6] != 0.0)
-        )
-        return HydroBody(
-            name=name,
-            coupled_pairs=pairs,
-            bodies=bodies,
-            hydro=hydro,
-            radiation=rad,
-            added_mass_inf=jnp.asarray(Ainf),
-            ref_world=jnp.asarray(ref_world),
-            ref_body=jnp.asarray(np.stack(ref_body)),
-            buoyancy_stiffness=jnp.asarray(Cb),
-            buoyancy_wrench=jnp.asarray(W),
-            linear_damping=jnp.zeros((6 * nb, 6 * nb)) if linear_damping is None else jnp.asarray(linear_damping),
-            quadratic_drag=jnp.zeros(6 * nb) if quadratic_drag is None else jnp.asarray(quadratic_drag),
-            origin=jnp.asarray(origin),
-            excitation_on=excitation,
-            ramp_time=float(ramp_time),
-            hull_boxes=tuple(None if b is None else (float(b[0]), float(b[1]), float(b[2]),
-                                                     None if len(b) < 4 or b[3] is None else float(b[3]))
-                             for b in (hull_boxes or ())),
-            hulls=hulls_body,
-            carried=_carried_masses(model, q, bodies) if hulls_body else (),
-            hydrostatics=hydrostatics,
-            froude_krylov=froude_krylov,
-        )
 
     # -- structure -----------------------------------------------------------------
 
@@ -399,9 +262,7 @@ class HydroBody(ForceElement):
         return jnp.concatenate(out, axis=1)
 
     def _ramp(self, t):
-        if self.ramp_time > 0:
-            return 0.5 * (1.0 - jnp.cos(jnp.pi * jnp.clip(t / self.ramp_time, 0.0, 1.0)))
-        return 1.0
+        return ramp(t, self.ramp_time)
 
     def pressure_wrenches(self, ctx: Context):
         """The non-linear hydrostatic (and Froude-Krylov) loads of every hydro body: (nb, 6) body-frame
@@ -480,13 +341,17 @@ class HydroBody(ForceElement):
         dtype = prepared.values.dtype if isinstance(prepared, ExcitationTable) else prepared[0].dtype
         return self._excitation_and_elevation(t, prepared)[-1].astype(dtype)
 
+    def sea_density(self) -> float:
+        """The density the hydrodynamic data were computed for (kg/m³): the sea's."""
+        return float(self.hydro.rho)
+
     def excitation_force(self, t, prepared):
         if prepared is None:
             return None
         F = self._excitation_and_elevation(t, prepared)[:-1]
         dtype = prepared.values.dtype if isinstance(prepared, ExcitationTable) else prepared[0].dtype
         if self.ramp_time > 0:
-            F = F * 0.5 * (1.0 - jnp.cos(jnp.pi * jnp.clip(t / self.ramp_time, 0.0, 1.0)))
+            F = F * self._ramp(t)
         # the solvers pass the time in float64 even in a float32 run (a precise clock and table lookup);
         # the force keeps the coefficients' dtype
         return F.astype(dtype)
@@ -524,95 +389,15 @@ class HydroBody(ForceElement):
         return Contribution(f_ext=f_ext, zdot=zdot)
 
     def valid_ranges(self, model) -> tuple:
-        import math
-
-        from ..validity import ValidRange
-
-        lim = math.radians(15.0)
-        what = "linear hydrostatics and radiation" if self.hydrostatics == "linear" else "linear radiation and diffraction"
-        ranges = [ValidRange("eta", f"{dof} of {body}", what, "|angle| <= 15 deg", component=6 * k + c, upper=lim)
-                  for k, body in enumerate(self.bodies) for c, dof in ((3, "roll"), (4, "pitch"))]
-        if self.hydrostatics == "nonlinear":
-            return tuple(ranges) + self._capsize_ranges() + self._freeboard_ranges()
-        for k, box in enumerate(self.hull_boxes):
-            if box is None:
-                continue
-            L, B, T, D = box
-            model_name = "linear hydrostatics of a wall-sided hull"
-
-            # the corner that roll and pitch move furthest: half-beam and half-length out, a height h
-            # above the waterline; its height becomes heave + h cos φ cos θ ± (B/2 |sin φ| + L/2 |sin θ|)
-            def corner(e, h, sign, k=k, L=L, B=B):
-                phi, theta = e[..., 6 * k + 3], e[..., 6 * k + 4]
-                lever = 0.5 * B * np.abs(np.sin(phi)) + 0.5 * L * np.abs(np.sin(theta))
-                return e[..., 6 * k + 2] + h * np.cos(phi) * np.cos(theta) + sign * lever
-
-            ranges.append(ValidRange("eta", f"bilge of {self.bodies[k]}", model_name,
-                                     "lowest bilge corner under the still waterline", upper=0.0, signed=True,
-                                     transform=lambda e, T=T, corner=corner: corner(e, -T, 1.0)))
-            if D is not None:
-                ranges.append(ValidRange("eta", f"deck edge of {self.bodies[k]}", model_name,
-                                         "lowest deck corner above the still waterline", lower=0.0,
-                                         transform=lambda e, f=D - T, corner=corner: corner(e, f, -1.0)))
-        return tuple(ranges)
+        return hydro_valid_ranges(self, model)
 
     def stability_curves(self, heel_deg=None):
-        """Per hydro body with a hull: its GZ curves about roll and pitch (:func:`~.stability.righting_arm`)
-        with the mass and centre of gravity it carries at rest (:attr:`carried`), in the world at rest."""
-        from .stability import righting_arm
-
-        out = []
-        for k, hull in enumerate(self.hulls):
-            mass, cog = self.carried[k]
-            world = HullMesh(np.asarray(hull.vertices) + np.asarray(self.ref_world[k] - self.ref_body[k]), hull.triangles, hull.source)
-            out.append({axis: righting_arm(world, mass, np.asarray(cog), heel_deg, axis=axis, rho=float(self.hydro.rho),
-                                           g=float(self.hydro.g)) for axis in ("roll", "pitch")})
-        return out
+        """The GZ curves of the hulls (:func:`hydro_stability_curves`)."""
+        return hydro_stability_curves(self, heel_deg)
 
     def freeboards(self) -> list:
-        """Per hull, its lowest freeboard at rest [m]: the lowest of the hull's tops (the highest
-        vertex over each point of its plan) above the still waterline."""
-        out = []
-        for k, hull in enumerate(self.hulls):
-            world = np.asarray(hull.vertices) + np.asarray(self.ref_world[k] - self.ref_body[k])
-            tops: dict = {}
-            for x, y, z in np.round(world, 6):
-                tops[(x, y)] = max(z, tops.get((x, y), -np.inf))
-            out.append(float(min(z for z in tops.values() if z > 0.0)))
-        return out
-
-    def _freeboard_ranges(self) -> tuple:
-        """With the linear Froude-Krylov force beside non-linear hydrostatics, the incident wave's
-        elevation within the lowest freeboard: the linear force takes the wave's waterline on the
-        hull's sides, and a crest over the deck edge leaves the still-water restoring to fall while
-        that force goes on as if it had not (a docs example capsized so, and did not with both
-        non-linear)."""
-        from ..validity import ValidRange
-
-        if self.froude_krylov != "linear" or not self.hulls:
-            return ()
-        fb = min(self.freeboards())
-        return (ValidRange("wave_elevation", "incident wave elevation",
-                           "non-linear hydrostatics with the linear Froude-Krylov force",
-                           f"|elevation| <= lowest freeboard {fb:.3g} m (else froude_krylov = \"nonlinear\")", upper=fb),)
-
-    def _capsize_ranges(self) -> tuple:
-        """|roll| and |pitch| below the angle of vanishing stability of each hull (its stability curve
-        at ±90° by 2°, free trim, with what it carries at rest; the weaker side's): beyond it the hull
-        capsizes."""
-        from ..validity import ValidRange
-
-        ranges = []
-        # 2° steps: the angle is interpolated between them, to a fraction of a degree
-        for k, curves in enumerate(self.stability_curves(np.arange(-90.0, 90.5, 2.0))):
-            for c, axis in ((3, "roll"), (4, "pitch")):
-                avs = curves[axis].vanishing_stability_deg
-                if avs is None:
-                    continue
-                ranges.append(ValidRange("eta", f"{axis} of {self.bodies[k]}", "intact stability (capsize)",
-                                         f"|{axis}| < angle of vanishing stability {abs(avs):.1f} deg (its weaker side)",
-                                         component=6 * k + c, upper=float(np.radians(abs(avs)))))
-        return tuple(ranges)
+        """Each hull's freeboard at rest (:func:`hydro_freeboards`)."""
+        return hydro_freeboards(self)
 
     def output_units(self, model) -> dict:
         loads = "N (surge sway heave), N m (roll pitch yaw)"  # per DOF, as the outputs' components are named
@@ -630,3 +415,240 @@ class HydroBody(ForceElement):
         if zeta is not None:
             out["wave_elevation"] = zeta
         return out
+
+
+def create_hydro_body(
+    model: Model,
+    hydro: HydroData,
+    *,
+    name: str = "hydro",
+    bodies=None,
+    q_equilibrium=None,
+    origin=(0.0, 0.0, 0.0),
+    radiation: bool | RadiationStateSpace = True,
+    radiation_tol: float = 0.02,
+    mass=None,
+    com=None,
+    linear_damping=None,
+    quadratic_drag=None,
+    excitation: bool = True,
+    ramp_time: float = 0.0,
+    added_mass_inf: str = "fit",
+    body_to_body: bool = True,
+    hull_boxes=None,
+    hulls=None,
+    hydrostatics: str = "linear",
+    froude_krylov: str = "linear",
+) -> "HydroBody":
+    """``bodies``: model body names for the hydro bodies (default: ``hydro.body_names``).
+    ``q_equilibrium``: the model configuration at rest (default: neutral); the bodies'
+    axes must be parallel to the world's there.  ``origin``: where the BEM frame's
+    origin sits in the world.  ``mass``/``com`` (per hydro body): the mass and centre of
+    mass (BEM frame) the restoring matrix was computed with (default: read from
+    ``hydro`` when it records them, else ρ V at the centre of buoyancy's x, y and the
+    reference point's z).  ``ramp_time`` (s): the excitation rises smoothly from zero over
+    this time (½(1 − cos πt/T)), which keeps the start-up transient and the drift of
+    unmoored bodies small.  ``added_mass_inf``: ``"fit"`` (default) takes the A(∞) that
+    makes the time-domain model reproduce the BEM A(ω) best with the fitted memory
+    (:func:`~jaxmbd.hydro.radiation.consistent_added_mass_inf`); ``"file"`` the file's.
+    ``body_to_body``: keep the radiation coupling between the bodies (A(∞), the memory);
+    False drops it (:meth:`HydroData.without_body_coupling`, WEC-Sim's default).
+    ``hull_boxes``: per hydro body, (length, beam, draught[, depth]) of a box hull or None: the run
+    then checks that the bilge stays under and the deck edge above the still waterline
+    (:mod:`jaxmbd.validity`).  ``hulls``: per hydro body, its closed :class:`~jaxmbd.hydro.hull.HullMesh`
+    in the BEM frame at rest (waterline z = 0), needed by ``hydrostatics = "nonlinear"`` and
+    ``froude_krylov = "nonlinear"`` (the module's docstring says which terms each includes)."""
+    from ..kinematics import forward_kinematics
+
+
+    bodies = tuple(hydro.body_names if bodies is None else bodies)
+    if not body_to_body:
+        hydro = hydro.without_body_coupling()
+    nb = len(bodies)
+    if 6 * nb != hydro.added_mass_inf.shape[-1]:
+        raise InputError(f"{hydro.source}: {nb} bodies named for {hydro.added_mass_inf.shape[-1] // 6} hydro bodies")
+    q = model.neutral() if q_equilibrium is None else jnp.asarray(q_equilibrium)
+    Rw, pw = forward_kinematics(model, q)
+    origin = np.asarray(origin, float)
+    ref_world = np.asarray(hydro.reference_point, float) + origin
+    ref_body = []
+    for k, b in enumerate(bodies):
+        i = model.index(b)
+        if np.max(np.abs(np.asarray(Rw[i]) - np.eye(3))) > 1e-6:
+            raise InputError(
+                f"hydro element {name!r}: body {b!r} is rotated at rest; hydrodynamic bodies must have "
+                "their axes parallel to the world's in q_equilibrium"
+            )
+        ref_body.append(ref_world[k] - np.asarray(pw[i]))
+    rho, g = float(hydro.rho), float(hydro.g)
+    V = np.asarray(hydro.displaced_volume, float)
+    cob = np.asarray(hydro.centre_of_buoyancy, float)
+    C = np.asarray(hydro.hydrostatic_stiffness, float)
+    Cb = C.copy()
+    W = np.zeros(6 * nb)
+    for k in range(nb):
+        vk = V[k] if np.isfinite(V[k]) else C[6 * k + 2, 6 * k + 2] * 0.0
+        bk = cob[k] if np.all(np.isfinite(cob[k])) else np.asarray(hydro.reference_point[k], float)
+        m_file = float(np.asarray(hydro.mass_matrix)[6 * k, 6 * k])
+        c_file = np.asarray(hydro.centre_of_mass, float)[k]
+        if mass is not None:
+            mk = float(np.atleast_1d(mass)[k])
+        else:
+            mk = m_file if np.isfinite(m_file) else rho * vk
+        if com is not None:
+            ck = np.asarray(com, float).reshape(nb, 3)[k]
+        elif np.all(np.isfinite(c_file)):
+            ck = c_file
+        else:
+            ck = np.array([bk[0], bk[1], float(hydro.reference_point[k][2])])
+        s = slice(6 * k, 6 * k + 6)
+        Cb[s, s] = C[s, s] - gravity_stiffness(mk, ck - np.asarray(hydro.reference_point[k], float), g)
+        r = bk - np.asarray(hydro.reference_point[k], float)
+        Fb = np.array([0.0, 0.0, rho * g * vk])
+        W[s] = np.concatenate([Fb, np.cross(r, Fb)])
+    if radiation is True:
+        rad, _ = fit_radiation(hydro, tol=radiation_tol)
+    elif radiation is False:
+        rad = None
+    else:
+        rad = radiation
+    if added_mass_inf == "fit" and rad is not None:
+        Ainf = consistent_added_mass_inf(hydro, rad)
+    elif added_mass_inf in ("file", "fit"):
+        Ainf = np.asarray(hydro.added_mass_inf, float)
+    else:
+        raise InputError(f"hydro element {name!r}: added_mass_inf must be 'fit' or 'file', got {added_mass_inf!r}")
+    # A(∞) is symmetric in theory; a BEM's or the fit's is so only to a percent or so (surge-pitch,
+    # sway-roll), and the articulated-body recursion reads the lower triangle of each body's
+    # inertia while the mass-matrix routes read all of it: keep the symmetric part, so both agree
+    Ainf = 0.5 * (Ainf + Ainf.T)
+    hulls_body = _hulls_in_body_frames(model, name, bodies, hulls, hydrostatics, froude_krylov, origin, pw)
+    pairs = tuple(
+        (k, l)
+        for k in range(nb)
+        for l in range(nb)
+        if k != l and np.any(Ainf[6 * k : 6 * k + 6, 6 * l : 6 * l + 6] != 0.0)
+    )
+    return HydroBody(
+        name=name,
+        coupled_pairs=pairs,
+        bodies=bodies,
+        hydro=hydro,
+        radiation=rad,
+        added_mass_inf=jnp.asarray(Ainf),
+        ref_world=jnp.asarray(ref_world),
+        ref_body=jnp.asarray(np.stack(ref_body)),
+        buoyancy_stiffness=jnp.asarray(Cb),
+        buoyancy_wrench=jnp.asarray(W),
+        linear_damping=jnp.zeros((6 * nb, 6 * nb)) if linear_damping is None else jnp.asarray(linear_damping),
+        quadratic_drag=jnp.zeros(6 * nb) if quadratic_drag is None else jnp.asarray(quadratic_drag),
+        origin=jnp.asarray(origin),
+        excitation_on=excitation,
+        ramp_time=float(ramp_time),
+        hull_boxes=tuple(None if b is None else (float(b[0]), float(b[1]), float(b[2]),
+                                                 None if len(b) < 4 or b[3] is None else float(b[3]))
+                         for b in (hull_boxes or ())),
+        hulls=hulls_body,
+        carried=_carried_masses(model, q, bodies) if hulls_body else (),
+        hydrostatics=hydrostatics,
+        froude_krylov=froude_krylov,
+    )
+
+
+HydroBody.create = staticmethod(create_hydro_body)
+
+
+def hydro_valid_ranges(element, model) -> tuple:
+    import math
+
+    from ..validity import ValidRange
+
+    lim = math.radians(15.0)
+    what = "linear hydrostatics and radiation" if element.hydrostatics == "linear" else "linear radiation and diffraction"
+    ranges = [ValidRange("eta", f"{dof} of {body}", what, "|angle| <= 15 deg", component=6 * k + c, upper=lim)
+              for k, body in enumerate(element.bodies) for c, dof in ((3, "roll"), (4, "pitch"))]
+    if element.hydrostatics == "nonlinear":
+        return tuple(ranges) + _capsize_ranges(element) + _freeboard_ranges(element)
+    for k, box in enumerate(element.hull_boxes):
+        if box is None:
+            continue
+        L, B, T, D = box
+        model_name = "linear hydrostatics of a wall-sided hull"
+
+        # the corner that roll and pitch move furthest: half-beam and half-length out, a height h
+        # above the waterline; its height becomes heave + h cos φ cos θ ± (B/2 |sin φ| + L/2 |sin θ|)
+        def corner(e, h, sign, k=k, L=L, B=B):
+            phi, theta = e[..., 6 * k + 3], e[..., 6 * k + 4]
+            lever = 0.5 * B * np.abs(np.sin(phi)) + 0.5 * L * np.abs(np.sin(theta))
+            return e[..., 6 * k + 2] + h * np.cos(phi) * np.cos(theta) + sign * lever
+
+        ranges.append(ValidRange("eta", f"bilge of {element.bodies[k]}", model_name,
+                                 "lowest bilge corner under the still waterline", upper=0.0, signed=True,
+                                 transform=lambda e, T=T, corner=corner: corner(e, -T, 1.0)))
+        if D is not None:
+            ranges.append(ValidRange("eta", f"deck edge of {element.bodies[k]}", model_name,
+                                     "lowest deck corner above the still waterline", lower=0.0,
+                                     transform=lambda e, f=D - T, corner=corner: corner(e, f, -1.0)))
+    return tuple(ranges)
+
+
+def hydro_stability_curves(element, heel_deg=None):
+    """Per hydro body with a hull: its GZ curves about roll and pitch (:func:`~.stability.righting_arm`)
+    with the mass and centre of gravity it carries at rest (:attr:`carried`), in the world at rest."""
+    from .stability import righting_arm
+
+    out = []
+    for k, hull in enumerate(element.hulls):
+        mass, cog = element.carried[k]
+        world = HullMesh(np.asarray(hull.vertices) + np.asarray(element.ref_world[k] - element.ref_body[k]), hull.triangles, hull.source)
+        out.append({axis: righting_arm(world, mass, np.asarray(cog), heel_deg, axis=axis, rho=float(element.hydro.rho),
+                                       g=float(element.hydro.g)) for axis in ("roll", "pitch")})
+    return out
+
+
+def hydro_freeboards(element) -> list:
+    """Per hull, its lowest freeboard at rest [m]: the lowest of the hull's tops (the highest
+    vertex over each point of its plan) above the still waterline."""
+    out = []
+    for k, hull in enumerate(element.hulls):
+        world = np.asarray(hull.vertices) + np.asarray(element.ref_world[k] - element.ref_body[k])
+        tops: dict = {}
+        for x, y, z in np.round(world, 6):
+            tops[(x, y)] = max(z, tops.get((x, y), -np.inf))
+        out.append(float(min(z for z in tops.values() if z > 0.0)))
+    return out
+
+
+def _freeboard_ranges(element) -> tuple:
+    """With the linear Froude-Krylov force beside non-linear hydrostatics, the incident wave's
+    elevation within the lowest freeboard: the linear force takes the wave's waterline on the
+    hull's sides, and a crest over the deck edge leaves the still-water restoring to fall while
+    that force goes on as if it had not (a docs example capsized so, and did not with both
+    non-linear)."""
+    from ..validity import ValidRange
+
+    if element.froude_krylov != "linear" or not element.hulls:
+        return ()
+    fb = min(hydro_freeboards(element))
+    return (ValidRange("wave_elevation", "incident wave elevation",
+                       "non-linear hydrostatics with the linear Froude-Krylov force",
+                       f"|elevation| <= lowest freeboard {fb:.3g} m (else froude_krylov = \"nonlinear\")", upper=fb),)
+
+
+def _capsize_ranges(element) -> tuple:
+    """|roll| and |pitch| below the angle of vanishing stability of each hull (its stability curve
+    at ±90° by 2°, free trim, with what it carries at rest; the weaker side's): beyond it the hull
+    capsizes."""
+    from ..validity import ValidRange
+
+    ranges = []
+    # 2° steps: the angle is interpolated between them, to a fraction of a degree
+    for k, curves in enumerate(hydro_stability_curves(element, np.arange(-90.0, 90.5, 2.0))):
+        for c, axis in ((3, "roll"), (4, "pitch")):
+            avs = curves[axis].vanishing_stability_deg
+            if avs is None:
+                continue
+            ranges.append(ValidRange("eta", f"{axis} of {element.bodies[k]}", "intact stability (capsize)",
+                                     f"|{axis}| < angle of vanishing stability {abs(avs):.1f} deg (its weaker side)",
+                                     component=6 * k + c, upper=float(np.radians(abs(avs)))))
+    return tuple(ranges)

@@ -26,6 +26,8 @@ import warnings
 import jax.numpy as jnp
 import numpy as np
 
+from ..errors import InputError
+
 __all__ = ["rao", "impedance", "coefficients_at"]
 
 
@@ -107,7 +109,7 @@ def rao(
     if mass is None:
         mass = hydro.mass_matrix
         if not np.all(np.isfinite(np.asarray(mass))):
-            raise ValueError(f"{hydro.source}: the file gives no mass matrix (WAMIT without radii of gyration, or no "
+            raise InputError(f"{hydro.source}: the file gives no mass matrix (WAMIT without radii of gyration, or no "
                              "inertia_matrix in a Capytaine file); pass rao(..., mass=M)")
     w = hydro.omega if omega is None else jnp.atleast_1d(jnp.asarray(omega, dtype=hydro.omega.dtype))
     if excitation is None:

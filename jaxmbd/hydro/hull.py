@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..errors import JaxmbdError
+from ..errors import InputError, JaxmbdError
 
 LARGEST_HULL = 1000.0
 """m: a hull longer than this in any direction is taken for a mesh written in millimetres (the
@@ -226,10 +226,10 @@ def read_stl(path) -> np.ndarray:
             return np.frombuffer(data, rec, count=n, offset=84)["corners"].astype(float)
     text = data.decode("utf-8", errors="replace")
     if not text.lstrip().lower().startswith("solid"):
-        raise ValueError("neither a binary STL (size 84 + 50 n bytes) nor an ASCII one (starting with 'solid')")
+        raise InputError("neither a binary STL (size 84 + 50 n bytes) nor an ASCII one (starting with 'solid')")
     values = [line.split()[1:4] for line in text.splitlines() if line.strip().lower().startswith("vertex")]
     if not values or len(values) % 3:
-        raise ValueError(f"{len(values)} 'vertex' lines, not a multiple of 3")
+        raise InputError(f"{len(values)} 'vertex' lines, not a multiple of 3")
     return np.asarray(values, float).reshape(-1, 3, 3)
 
 

@@ -150,11 +150,6 @@ def pressure_loads(corners, d, p, about):
     return panel_loads(jnp.transpose(corners, (2, 1, 0)), d.T, jnp.transpose(p, (2, 1, 0)), about)
 
 
-def unit_normals(corners):
-    """Outward unit normals (n, 3) of triangles (n, 3, 3) given counter-clockwise from outside."""
-    return panel_geometry(jnp.transpose(corners, (2, 1, 0)))[0].T
-
-
 def depth_factor(k, z, water_depth):
     """cosh(k (z + h)) / cosh(k h) of the incident wave's pressure and velocity (e^{k z} in deep
     water), taken at min(z, 0): above the still waterline the pressure is extrapolated at constant

@@ -195,9 +195,6 @@ class RadiationFitReport:
     def max_k_error(self) -> float:
         return max(self.k_error.values()) if self.k_error else 0.0
 
-    def max_b_error(self) -> float:
-        return max(self.b_error.values()) if self.b_error else 0.0
-
     def __str__(self) -> str:
         lines = [f"radiation state space: {len(self.order)} pairs, {self.total_order} states, "
                  f"dt = {self.dt:.3g} s, t_max = {self.t_max:.3g} s",

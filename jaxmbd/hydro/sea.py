@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import equinox as eqx
 import jax.numpy as jnp
+import numpy as np
 
-from .waves import JONSWAP, Current, RegularWave, WaveComponents, realise
+from ..errors import InputError
+from ..tables import float_array
+from .waves import G_DEFAULT, JONSWAP, Current, PiersonMoskowitz, RegularWave, WaveComponents, realise
 
 
 class SeaState(eqx.Module):
@@ -32,12 +36,14 @@ class SeaState(eqx.Module):
     random_frequencies: bool = eqx.field(static=True, default=True)
     water_depth: float = eqx.field(static=True, default=math.inf)
     current: Current | None = None
+    g: float = eqx.field(static=True, default=G_DEFAULT)
+    """Gravity of the dispersion relation (m/s²): a :class:`~jaxmbd.system.System` sets it from its model's."""
 
     def __check_init__(self):
         if self.spectrum is not None and self.regular is not None:
-            raise ValueError("a SeaState takes one of `spectrum` and `regular`, not both")
+            raise InputError("a SeaState takes one of `spectrum` and `regular`, not both")
         if self.spectrum is None and self.regular is None and self.current is None:
-            raise ValueError("a SeaState needs waves (`spectrum` or `regular`), a `current`, or both")
+            raise InputError("a SeaState needs waves (`spectrum` or `regular`), a `current`, or both")
 
     def realise(self, key) -> WaveComponents:
         c = self._waves(key)
@@ -47,7 +53,7 @@ class SeaState(eqx.Module):
 
     def _waves(self, key) -> WaveComponents:
         if self.regular is not None:
-            return self.regular.components(self.water_depth)
+            return self.regular.components(self.water_depth, g=self.g)
         if self.spectrum is None:  # calm water under a current
             empty = jnp.zeros(0)
             return WaveComponents(empty, empty, empty, empty, empty, self.water_depth)
@@ -62,4 +68,104 @@ class SeaState(eqx.Module):
             spreading=self.spreading,
             random_frequencies=self.random_frequencies,
             water_depth=self.water_depth,
+            g=self.g,
         )
+
+
+# --------------------------------------------------------------------------- the file form
+
+_WAVE_TYPES = ("jonswap", "pierson_moskowitz", "regular")
+_CURRENT_KEYS = ("speed", "direction_deg", "profile", "power_law_depth")
+_WAVE_KEYS = (
+    "type", "hs", "tp", "gamma", "sigma_a", "sigma_b", "height", "period", "phase_deg", "direction_deg",
+    "n_frequencies", "omega_min", "omega_max", "n_directions", "spreading", "random_frequencies", "water_depth",
+)
+
+
+def read_sea(reader, cfg):
+    sea = _read_waves(reader, cfg)
+    if "current" not in cfg:
+        return sea
+    current = _read_current(reader, cfg)
+    if sea is None:
+        return SeaState(current=current)
+    return dataclasses.replace(sea, current=current)
+
+
+def _read_current(reader, cfg):
+    """``[current]``: a surface ``speed`` (m/s) towards ``direction_deg``, uniform, or over depth by a
+    ``profile`` of [depth (m, down), factor] rows or the 1/7 ``power_law_depth`` (m)."""
+    r, f = reader.r, "current"
+    c = r.table(cfg["current"], f, _CURRENT_KEYS)
+    speed = r.number(c, f, "speed", ge=0.0)
+    direction = math.radians(r.number(c, f, "direction_deg", 0.0))
+    if "profile" in c and "power_law_depth" in c:
+        r.fail(f"{f}.profile", "give either profile or power_law_depth, not both")
+    if "power_law_depth" in c:
+        return Current.power_law(speed, direction, r.number(c, f, "power_law_depth", gt=0.0))
+    if "profile" not in c:
+        return Current(speed, direction)
+    rows = r.array(c["profile"], f"{f}.profile")
+    if rows.ndim != 2 or rows.shape[1] != 2 or rows.shape[0] < 2:
+        r.fail(f"{f}.profile", f"expected rows of [depth (m, down), factor], at least two; got shape {list(rows.shape)}")
+    if rows[0, 0] < 0 or np.any(np.diff(rows[:, 0]) <= 0):
+        r.fail(f"{f}.profile", f"depths must start at 0 or more and increase; got {rows[:, 0].tolist()}")
+    if np.any(rows[:, 1] < 0):
+        r.fail(f"{f}.profile", f"factors (speed over the surface speed) must be >= 0; got {rows[:, 1].tolist()}")
+    return Current(speed, direction, rows[:, 0], rows[:, 1])
+
+
+def _read_waves(reader, cfg):
+    if "waves" not in cfg:
+        return None
+    r = reader.r
+    f = "waves"
+    w = r.table(cfg["waves"], f, _WAVE_KEYS)
+    typ = r.string(w, f, "type", choices=_WAVE_TYPES)
+    own = {"jonswap": ("hs", "tp", "gamma", "sigma_a", "sigma_b"), "pierson_moskowitz": ("hs", "tp"),
+           "regular": ("height", "period", "phase_deg")}
+    spectral = ("n_frequencies", "omega_min", "omega_max", "n_directions", "spreading", "random_frequencies")
+    for key in w:
+        if key in ("type", "direction_deg", "water_depth") or key in own[typ] or (typ != "regular" and key in spectral):
+            continue
+        keys = ", ".join(own[typ] + (() if typ == "regular" else spectral))
+        r.fail(f"{f}.{key}", f"not used by {typ!r} waves (their keys: type, {keys}, direction_deg, water_depth)")
+    direction = math.radians(r.number(w, f, "direction_deg", 0.0))
+    depth = r.number(w, f, "water_depth", math.inf, gt=0.0, allow_inf=True)
+    if typ == "regular":
+        wave = RegularWave(
+            r.number(w, f, "height", gt=0.0), r.number(w, f, "period", gt=0.0), direction,
+            math.radians(r.number(w, f, "phase_deg", 0.0)),
+        )
+        return SeaState(regular=wave, mean_direction=float_array(direction), water_depth=depth)
+    hs = r.number(w, f, "hs", gt=0.0)
+    tp = r.number(w, f, "tp", gt=0.0)
+    if typ == "jonswap":
+        spec = JONSWAP(hs, tp, r.number(w, f, "gamma", 3.3, ge=1.0), r.number(w, f, "sigma_a", 0.07, gt=0.0),
+                       r.number(w, f, "sigma_b", 0.09, gt=0.0))
+    else:
+        spec = PiersonMoskowitz(hs, tp)
+    wmin = r.number(w, f, "omega_min", 0.2, gt=0.0)
+    wmax = r.number(w, f, "omega_max", 2.5, gt=wmin)
+    return SeaState(
+        spectrum=spec,
+        mean_direction=float_array(direction),
+        n_frequencies=r.integer(w, f, "n_frequencies", 100, ge=1),
+        omega_min=wmin,
+        omega_max=wmax,
+        n_directions=r.integer(w, f, "n_directions", 1, ge=1),
+        spreading=r.number(w, f, "spreading", 1.0, gt=0.0),
+        random_frequencies=r.boolean(w, f, "random_frequencies", True),
+        water_depth=depth,
+    )
+
+
+def read_water(reader, cfg):
+    """``[water]``: ``density`` (kg/m³) of the sea, the one value every element that touches water
+    takes unless its own table gives it (then the two must agree).  Without it, the density of the
+    hydrodynamic data, else each element's default."""
+    if "water" not in cfg:
+        return None
+    r, f = reader.r, "water"
+    w = r.table(cfg["water"], f, ("density",))
+    return r.number(w, f, "density", gt=0.0)

@@ -27,6 +27,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..errors import InputError, InputTypeError
+
 __all__ = [
     "RegularWave",
     "JONSWAP",
@@ -236,11 +238,11 @@ class Current(eqx.Module):
         self.speed = jnp.asarray(speed, dtype=float)
         self.direction = jnp.asarray(direction, dtype=float)
         if (profile_depth is None) != (profile_factor is None):
-            raise ValueError("a current profile needs both profile_depth and profile_factor")
+            raise InputError("a current profile needs both profile_depth and profile_factor")
         if profile_depth is not None:
             d, f = np.asarray(profile_depth, float), np.asarray(profile_factor, float)
             if d.ndim != 1 or d.shape != f.shape or d.size < 2 or np.any(np.diff(d) <= 0) or d[0] < 0:
-                raise ValueError("current profile: profile_depth increasing from 0 or more, one factor per depth, "
+                raise InputError("current profile: profile_depth increasing from 0 or more, one factor per depth, "
                                  f"at least two rows; got depths {d.tolist()} and factors {f.tolist()}")
             profile_depth, profile_factor = jnp.asarray(d), jnp.asarray(f)
         self.profile_depth, self.profile_factor = profile_depth, profile_factor
@@ -324,7 +326,7 @@ def realise(
     ints (static under jit).
     """
     if key is None:
-        raise TypeError("realise needs a PRNG key: realise(spectrum, jax.random.key(0), ...)")
+        raise InputTypeError("realise needs a PRNG key: realise(spectrum, jax.random.key(0), ...)")
     if random_directions is None:
         random_directions = random_frequencies
     n, m = int(n_frequencies), int(n_directions)
@@ -403,6 +405,8 @@ def particle_kinematics(components: WaveComponents, points, t):
 def ramp(t, ramp_time):
     """The waves' fade-in, ½ (1 − cos(π t / T)) over the ramp time T and 1 after it (1 throughout for
     T = 0): the factor every element that feels the waves applies, so they rise together."""
+    if isinstance(ramp_time, (int, float)):  # a static ramp (a hydrodynamic body's): no branch in the program
+        return 0.5 * (1.0 - jnp.cos(jnp.pi * jnp.clip(t / ramp_time, 0.0, 1.0))) if ramp_time > 0 else 1.0
     T = jnp.maximum(ramp_time, 1e-30)
     return jnp.where(ramp_time > 0, 0.5 * (1.0 - jnp.cos(jnp.pi * jnp.clip(t / T, 0.0, 1.0))), 1.0)
 

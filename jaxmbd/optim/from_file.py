@@ -47,7 +47,6 @@ as one line and exits with status 2.
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 
 import jax
@@ -374,7 +373,7 @@ def problem_from_table(loaded, table: dict, *, smoke: bool = False, return_runs:
     ps = prm.from_spec(cfg["parameters"])
     ts = time_grid(duration, save_dt, dt)
     terms = [dict(t, start=min(t["start"], len(ts) // 2)) for t in cfg["objective"]]  # (smoke: a shorter run)
-    q0 = loaded.initial_configuration()
+    q0 = loaded.start().q  # the one start solve of every run of the file (jaxmbd.run)
     stochastic = system.waves is not None and getattr(system.waves, "spectrum", None) is not None
     train = jax.random.split(jax.random.key(seed), n_train) if stochastic else None
     test = jax.random.split(jax.random.fold_in(jax.random.key(seed), 1), n_test) if stochastic and n_test else None
@@ -478,6 +477,3 @@ def plot_history(res, path, title: str | None = None):
     plt.close(fig)
     return path
 
-
-def write_json(path, data):
-    Path(path).write_text(json.dumps(data, indent=1, default=lambda x: np.asarray(x).tolist()))

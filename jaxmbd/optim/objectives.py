@@ -29,6 +29,8 @@ from typing import Callable, Sequence
 import jax
 import jax.numpy as jnp
 
+from ..errors import InputError, UnknownNameError
+
 Objective = Callable[[dict], jax.Array]
 
 WRENCH_COMPONENTS = {"fx": 0, "fy": 1, "fz": 2, "nx": 3, "ny": 4, "nz": 5}
@@ -86,7 +88,7 @@ def signal(name: str, component=None, *, start: int = 0) -> Callable[[dict], jax
 
     def sel(outputs):
         if name not in outputs:
-            raise KeyError(f"objective: no output {name!r}; available: {sorted(outputs)}")
+            raise UnknownNameError(f"objective: no output {name!r}; available: {sorted(outputs)}")
         x = outputs[name]
         if component is not None:
             if component in ("moment", "force", "moment3", "force3"):
@@ -157,7 +159,7 @@ def measure(sig, kind: str = "smooth_max", *, scale=1.0, sharpness: float = 50.0
         if kind == "daf":
             x0 = sig.raw(outputs)[0] if hasattr(sig, "raw") else sig(outputs)[0]
             return smooth_max(sig(outputs) / x0, sharpness)
-        raise ValueError(f"objective measure {kind!r}: expected smooth_max, smooth_max_abs, p_norm, rms, std, mean, max or daf")
+        raise InputError(f"objective measure {kind!r}: expected smooth_max, smooth_max_abs, p_norm, rms, std, mean, max or daf")
 
     f.label = f"{kind}({getattr(sig, 'label', '?')})"
     return f
@@ -223,7 +225,7 @@ def aggregate(values, how="mean"):
         return cvar(values, float(how[1]))
     if isinstance(how, str) and how.startswith("cvar"):
         return cvar(values, float(how[4:] or 0.8))
-    raise ValueError(f"aggregate {how!r}: expected 'mean', 'max', ('cvar', alpha) or 'cvar<alpha>'")
+    raise InputError(f"aggregate {how!r}: expected 'mean', 'max', ('cvar', alpha) or 'cvar<alpha>'")
 
 
 # ---------------------------------------------------------------------------- from a table
@@ -257,6 +259,6 @@ def from_spec(terms: Sequence[dict], reference: dict | None = None) -> Objective
                 scale = float(reference[key]) if reference and key in reference else 1.0
             f = measure(sig, kind, scale=float(scale), sharpness=float(t.pop("sharpness", 50.0)), p=float(t.pop("p", 8.0)))
         if t:
-            raise ValueError(f"objective term {i}: unknown keys {sorted(t)}")
+            raise InputError(f"objective term {i}: unknown keys {sorted(t)}")
         out.append((w, f))
     return weighted_sum(out)

@@ -33,6 +33,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..errors import InputError
 from ..paths import get_leaf, set_leaf
 
 
@@ -49,11 +50,11 @@ class Parameter:
         if isinstance(self.paths, str):
             object.__setattr__(self, "paths", (self.paths,))
         if self.lower is not None and self.upper is not None and not self.lower < self.upper:
-            raise ValueError(f"parameter {self.name!r}: lower {self.lower} must be below upper {self.upper}")
+            raise InputError(f"parameter {self.name!r}: lower {self.lower} must be below upper {self.upper}")
         if self.lower is not None and self.initial <= self.lower and self.kind != "clip":
-            raise ValueError(f"parameter {self.name!r}: initial {self.initial} must lie above lower {self.lower}")
+            raise InputError(f"parameter {self.name!r}: initial {self.initial} must lie above lower {self.lower}")
         if self.upper is not None and self.initial >= self.upper and self.kind != "clip":
-            raise ValueError(f"parameter {self.name!r}: initial {self.initial} must lie below upper {self.upper}")
+            raise InputError(f"parameter {self.name!r}: initial {self.initial} must lie below upper {self.upper}")
 
     @property
     def kind(self) -> str:
@@ -85,7 +86,7 @@ class Parameter:
             return jnp.clip(x, self.lower if self.lower is not None else -jnp.inf, self.upper if self.upper is not None else jnp.inf)
         if k == "linear":
             return x0 + self._scale() * u
-        raise ValueError(f"parameter {self.name!r}: transform {k!r}: expected sigmoid, softplus, log, clip or linear")
+        raise InputError(f"parameter {self.name!r}: transform {k!r}: expected sigmoid, softplus, log, clip or linear")
 
     def project(self, u):
         """Projection of u onto the box (for ``clip``; the identity otherwise)."""
@@ -117,7 +118,7 @@ class ParameterSet:
         self.parameters = tuple(parameters)
         names = [p.name for p in self.parameters]
         if len(set(names)) != len(names):
-            raise ValueError(f"duplicate parameter names {names}")
+            raise InputError(f"duplicate parameter names {names}")
 
     @property
     def names(self):
@@ -166,7 +167,7 @@ def from_spec(tables) -> ParameterSet:
                             initial=float(t.pop("initial")), lower=t.pop("lower", None), upper=t.pop("upper", None),
                             transform=t.pop("transform", None)))
         if t:
-            raise ValueError(f"parameter {ps[-1].name!r}: unknown keys {sorted(t)}")
+            raise InputError(f"parameter {ps[-1].name!r}: unknown keys {sorted(t)}")
     return ParameterSet(ps)
 
 

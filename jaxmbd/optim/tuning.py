@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Callable
@@ -13,6 +12,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
+
+from ..errors import InputError
 
 
 @dataclasses.dataclass
@@ -73,7 +74,7 @@ def gradient_mode_for(mode: str, n_parameters: int) -> str:
         return "forward" if n_parameters <= FORWARD_MODE_MAX_PARAMETERS else "reverse"
     if mode in ("reverse", "forward"):
         return mode
-    raise ValueError(f"gradient mode {mode!r}: expected 'auto', 'reverse' or 'forward'")
+    raise InputError(f"gradient mode {mode!r}: expected 'auto', 'reverse' or 'forward'")
 
 
 def value_and_grad(loss: Callable, mode: str = "reverse") -> Callable:
@@ -109,7 +110,7 @@ def schedule(learning_rate: float, steps: int, kind: str = "cosine", warmup: int
                                                   max(steps, warmup + 1), end_value=0.05 * learning_rate)
     if kind == "exponential":
         return optax.exponential_decay(learning_rate, max(steps, 1), 0.5)
-    raise ValueError(f"schedule {kind!r}: expected cosine, exponential or constant")
+    raise InputError(f"schedule {kind!r}: expected cosine, exponential or constant")
 
 
 def tune(
@@ -165,7 +166,7 @@ def tune(
             return project(optax.apply_updates(u, upd)), state
 
     else:
-        raise ValueError(f"method {method!r}: expected 'adam' or 'lbfgs'")
+        raise InputError(f"method {method!r}: expected 'adam' or 'lbfgs'")
 
     state = opt.init(u)
     history = []
@@ -210,6 +211,3 @@ def _result(names, best, to_values, initial_loss, history, method, mode, attrs, 
                       initial_values=init, loss=float(best[0]), initial_loss=float(initial_loss),
                       history=list(history), method=method, gradient_mode=mode, attrs=dict(attrs or {}))
 
-
-def print_progress(line: str):
-    print(line, file=sys.stderr, flush=True)

@@ -1,0 +1,90 @@
+"""The mass-matrix routes of the forward dynamics: what the articulated-body algorithm cannot take.
+
+An element's inertia that couples two bodies (:meth:`jaxmbd.system.ForceElement.coupled_inertia`) and the
+flexible bodies' floating-frame inertia enter the tree's mass matrix through the body Jacobians, and the
+whole is solved by Cholesky; the closed loops start from the same equations
+(:mod:`jaxmbd.dynamics.constrained`).  ``ctx`` is the system's context at (q, v) (its ``q``, ``v`` and
+``kin``, the kinematics evaluated once).
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+from jax.scipy.linalg import cho_factor, cho_solve
+
+from ..kinematics import body_jacobian
+from .reference import bias_accelerations, crba, rnea
+
+
+def mass_matrix_equations(model, ctx, tau, f_ext, extra, coupled):
+    """(M, b) of M v̇ = b: the tree's mass matrix with the elements' inertia, b = τ + Jᵀ f_ext − h, and the
+    coupling blocks f_i = −E_ij a_j of ``coupled`` (a_j = J_j v̇ + J̇_j v) added through the body
+    Jacobians: M + Σ J_iᵀ E_ij J_j and b − Σ J_iᵀ E_ij J̇_j v."""
+    q, v, kin = ctx.q, ctx.v, ctx.kin
+    M = crba(model, q, extra, kin)
+    rhs = tau - rnea(model, q, v, jnp.zeros_like(v), f_ext, extra, kin)
+    if coupled:
+        abias = bias_accelerations(model, q, v, kin)
+        for i, j, blk in coupled:
+            Ji = body_jacobian(model, q, model.body_names[i], kin)
+            Jj = body_jacobian(model, q, model.body_names[j], kin)
+            M = M + Ji.T @ blk @ Jj
+            rhs = rhs - Ji.T @ (blk @ abias[j])
+    return M, rhs
+
+
+def coupled_forward_dynamics(model, ctx, tau, f_ext, extra, coupled):
+    """v̇ from (M + Σ J_iᵀ E_ij J_j) v̇ = τ + Jᵀ f_ext − h − Σ J_iᵀ E_ij J̇_j v: the body accelerations
+    a_j = J_j v̇ + J̇_j v of the coupling blocks f_i = −E_ij a_j, the diagonal ones (``extra``) inside
+    M and the inverse dynamics (:func:`mass_matrix_equations`)."""
+    M, rhs = mass_matrix_equations(model, ctx, tau, f_ext, extra, coupled)
+    return cho_solve(cho_factor(M), rhs)
+
+
+def flexible_accelerations(model, ctx, flex, z, f_ext, tau, zdot, extra):
+    """(v̇, ż): joint and elastic accelerations of a tree carrying flexible bodies ``flex`` (each element
+    with the slice of its states in ``z``), ``extra`` the other elements' inertia.
+
+    Each flexible element moves with a reference body of the tree (body
+    twist t = J v, body-frame acceleration J v̇ + J̇ v) and gives its
+    floating-frame mass matrix [[M_rr, M_rf], [M_fr, M_ff]] and forces
+    Q = [Q_r; Q_f] (quadratic velocity, elastic, gravity, node loads) in
+    that body's frame.  The equations of motion of the whole system are
+
+        [M + Jᵀ M_rr J   Jᵀ M_rf] [v̇ ]   [τ − h + Jᵀ (Q_r − M_rr J̇v)]
+        [M_fr J          M_ff   ] [q̈_f] = [Q_f − M_fr J̇v             ]
+
+    with M, h the tree's mass matrix and bias forces; solved by Cholesky.
+    """
+    q, v, kin = ctx.q, ctx.v, ctx.kin
+    M = crba(model, q, extra, kin)
+    b = tau - rnea(model, q, v, jnp.zeros_like(v), f_ext, extra, kin)
+    abias = bias_accelerations(model, q, v, kin)
+    rows, cols, rhs_f, sizes = [], [], [], []
+    for f, s in flex:
+        i = model.index(f.body)
+        J = body_jacobian(model, q, f.body, kin)
+        Mf, Q = f.flexible_terms(ctx, z[s])
+        Mrr, Mrf, Mff = Mf[:6, :6], Mf[:6, 6:], Mf[6:, 6:]
+        M = M + J.T @ Mrr @ J
+        b = b + J.T @ (Q[:6] - Mrr @ abias[i])
+        cols.append(J.T @ Mrf)
+        rows.append((Mrf.T @ J, Mff))
+        rhs_f.append(Q[6:] - Mrf.T @ abias[i])
+        sizes.append(f.n_flex)
+    n = sum(sizes)
+    big = jnp.zeros((model.nv + n, model.nv + n), dtype=M.dtype).at[: model.nv, : model.nv].set(M)
+    off = model.nv
+    for (lower, Mff), upper, k in zip(rows, cols, sizes):
+        big = big.at[off : off + k, : model.nv].set(lower)
+        big = big.at[: model.nv, off : off + k].set(upper)
+        big = big.at[off : off + k, off : off + k].set(Mff)
+        off += k
+    x = cho_solve(cho_factor(big), jnp.concatenate([b] + rhs_f))
+    vdot, off = x[: model.nv], model.nv
+    for (f, s), k in zip(flex, sizes):
+        start = s.start
+        qd_f = z[s][k : 2 * k]
+        zdot = zdot.at[start : start + 2 * k].set(jnp.concatenate([qd_f, x[off : off + k]]))
+        off += k
+    return vdot, zdot

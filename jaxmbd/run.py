@@ -1,0 +1,332 @@
+"""One run path from a system to a :class:`~jaxmbd.results.Result`.
+
+Every command goes through :func:`run`: ``jaxmbd run`` (plain or with a scenario's phases), a sweep cell,
+the demo and :func:`jaxmbd.simulate` of a loaded file; ``jaxmbd tune`` takes its start from
+:func:`solve_start`.  The start of a run is solved once (:func:`solve_start`: the static equilibrium,
+the flexible bodies' bent rest states included) and carried as a :class:`Start` to every run that
+shares it, as Pinocchio keeps a computed quantity in its Data for the next algorithm to read: a sweep
+solves it once, not once a cell, and a scenario, a sweep cell and a plain run of a flexible boom start
+from the same bent shape.
+
+A run's variations are data, not code paths: the sea state (``hs``, ``tp``, ``heading``), the
+``seed`` (or a PRNG ``key``), the ``duration``, the realisations and the save step are arguments that
+override the case's own settings.  A scenario is a run with phases: the same function runs each
+realisation through the phases and returns the same :class:`Result`, with its ``phase``, ``events``
+and ``phase_names``.  The result's attributes are assembled here, once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+from typing import Any
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import validity
+from .errors import InputTypeError, JaxmbdError
+from .results import Result
+from .simulation import CHECKPOINT_MODES, SOLVERS, Integrator, initial_state, simulate, static_equilibrium
+from .system import System
+from .tables import describe_value
+
+
+class RunError(JaxmbdError, ValueError):
+    """A run asked for something the system cannot do (a sea-state override without a spectrum, a
+    scenario given a duration)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Start:
+    """Where every run of a case starts: joint coordinates ``q`` (nq,), velocities ``v`` (nv,; None: at
+    rest) and the force elements' internal states ``z`` (None: each element's own initial state; after a
+    static-equilibrium solve of a system with flexible bodies, their elastic coordinates at rest, the
+    bent boom under its hanging load).  ``equilibrium``: whether :func:`solve_start` solved it."""
+
+    q: Any
+    v: Any = None
+    z: Any = None
+    equilibrium: bool = False
+
+    def state(self, system: System):
+        """(q, v, z) of ``system`` at this start."""
+        return initial_state(system, self.q, self.v, self.z)
+
+
+def solve_start(system: System, q0=None, *, equilibrium: bool = True, free=None, params=None) -> Start:
+    """The start of ``system``'s runs: ``q0`` as it is, or (``equilibrium``) the static equilibrium found
+    from it, with the flexible bodies' bent rest states (:func:`jaxmbd.simulation.static_equilibrium`;
+    ``free``: the velocity directions it may move, (nv,) bools)."""
+    if not equilibrium:
+        return Start(system.model.neutral() if q0 is None else jnp.asarray(q0))
+    if any(f.n_flex for f in system.forces):
+        q, z = static_equilibrium(system, q0, free=free, params=params, return_states=True)
+        return Start(q, None, z, True)
+    return Start(static_equilibrium(system, q0, free=free, params=params), None, None, True)
+
+
+def start_of(case) -> Start:
+    """The start a loaded system file asks for (``[simulation] static_equilibrium``, ``equilibrium_free``)."""
+    s = case.simulation
+    return solve_start(case.system, case.q0, equilibrium=s.static_equilibrium, free=s.equilibrium_free)
+
+
+def with_sea_state(system: System, *, hs=None, tp=None, heading=None) -> System:
+    """The same system in another sea state: significant wave height ``hs`` (m), peak period ``tp`` (s),
+    mean wave direction ``heading`` (rad, direction of travel from +x towards +y).  Only array leaves
+    change, so a compiled run is reused."""
+    if hs is None and tp is None and heading is None:
+        return system
+    waves = system.waves
+    if waves is None or (waves.spectrum is None and (hs is not None or tp is not None)):
+        raise RunError(f"{system.name}: a sea-state override (hs, tp) needs irregular waves (a spectrum) on the system")
+    if hs is not None or tp is not None:
+        spec = waves.spectrum
+        dtype = jnp.result_type(spec.hs)  # the spectrum's own float type: a float32 sea state stays float32
+        new = (spec.hs if hs is None else jnp.asarray(hs, dtype=dtype), spec.tp if tp is None else jnp.asarray(tp, dtype=dtype))
+        waves = eqx.tree_at(lambda w: (w.spectrum.hs, w.spectrum.tp), waves, new)
+    if heading is not None:
+        if waves.regular is not None:
+            waves = eqx.tree_at(lambda w: w.regular.direction, waves, jnp.asarray(heading, dtype=jnp.result_type(waves.regular.direction)))
+        else:
+            waves = eqx.tree_at(lambda w: w.mean_direction, waves, jnp.asarray(heading, dtype=jnp.result_type(waves.mean_direction)))
+    return eqx.tree_at(lambda s: s.waves, system, waves)
+
+
+@dataclasses.dataclass(frozen=True)
+class RunSettings:
+    """How long and how to run: ``duration`` (s; a scenario's phases set their own), ``save_dt`` (s;
+    None: the simulator's default), the ``integrator``, ``n_realisations`` wave realisations (None: one
+    unbatched run), the ``seed`` or an explicit PRNG ``key`` (which wins), the sea-state overrides
+    ``hs`` (m), ``tp`` (s), ``heading`` (rad), and the realisations per compiled batch ``chunk_size``
+    (None: :func:`jaxmbd.simulation.simulate`'s default)."""
+
+    duration: float | None = None
+    save_dt: float | None = None
+    integrator: Integrator = Integrator()
+    n_realisations: int | None = None
+    seed: int = 0
+    key: Any = None
+    hs: float | None = None
+    tp: float | None = None
+    heading: float | None = None
+    chunk_size: int | None = None
+
+    def prng_key(self):
+        return self.key if self.key is not None else jax.random.key(self.seed)
+
+
+def settings_of(case, **overrides) -> RunSettings:
+    """The run settings of a loaded system file, with keyword overrides (None: the file's)."""
+    s = case.simulation
+    n = overrides.pop("n_realisations", None)
+    n = s.n_realisations if n is None else n
+    base = RunSettings(duration=s.duration, save_dt=s.save_dt, integrator=case.integrator,
+                       n_realisations=(n or 1) if case.system.waves is not None else None, seed=s.seed)
+    unknown = set(overrides) - {f.name for f in dataclasses.fields(RunSettings)}
+    if unknown:
+        raise InputTypeError(f"run: unknown setting(s) {sorted(unknown)}; expected {[f.name for f in dataclasses.fields(RunSettings)]}")
+    return dataclasses.replace(base, **{k: v for k, v in overrides.items() if v is not None})
+
+
+def run(case, start: Start | None = None, *, settings: RunSettings | None = None, scenario=None, source=None,
+        progress=None, check: bool = True, **overrides) -> Result:
+    """Run ``case`` (a loaded system file, or a :class:`~jaxmbd.system.System` with ``settings``) from
+    ``start`` (None: solved here, :func:`start_of` / :func:`solve_start`) and return its :class:`Result`.
+
+    Keyword ``overrides`` (``hs``, ``tp``, ``heading``, ``seed``, ``key``, ``duration``, ``n_realisations``,
+    ``save_dt``, ``integrator``) replace the file's settings.  A loaded file with a ``[scenario]`` (or a
+    ``scenario`` given) runs its phases, each realisation in turn, into one result with phases (batched
+    over realisations, each padded to the longest).  ``check``: hold the outputs against every element's
+    range of validity (:mod:`jaxmbd.validity`; the excursions go to ``result.excursions`` and the
+    attributes).  ``progress(done, total)`` after each batch of realisations (or each scenario realisation)."""
+    system = getattr(case, "system", case)
+    if settings is None:
+        settings = settings_of(case, **overrides) if hasattr(case, "simulation") else RunSettings(**overrides)
+    elif overrides:
+        settings = dataclasses.replace(settings, **overrides)
+    if scenario is None and getattr(case, "scenario", None):
+        scenario = case.build_scenario()
+    if start is None:
+        start = start_of(case) if hasattr(case, "simulation") else Start(system.model.neutral())
+    system = with_sea_state(system, hs=settings.hs, tp=settings.tp, heading=settings.heading)
+    if scenario is not None:
+        result = _run_phases(system, start, settings, scenario, progress, check)
+    else:
+        if not settings.duration or not settings.duration > 0:
+            raise RunError(f"{system.name}: a run needs a duration > 0 s, got {settings.duration}")
+        key = settings.prng_key() if (system.waves is not None or settings.n_realisations) else None
+        result = simulate(system, settings.duration, save_dt=settings.save_dt, integrator=settings.integrator,
+                          q0=start.q, v0=start.v, z0=start.z, key=key, n_realisations=settings.n_realisations,
+                          chunk_size=settings.chunk_size, progress=progress)
+        if check:
+            result.excursions = validity.check(system, result.time, result.outputs, result.batched)
+    result.attrs.update(run_attrs(case, settings, result, source))
+    return result
+
+
+def _run_phases(system: System, start: Start, settings: RunSettings, scenario, progress, check: bool) -> Result:
+    """Each realisation through the scenario's phases (their ends are events of the state, so each has its
+    own time grid); one realisation: an unbatched result, several: padded and stacked."""
+    n = settings.n_realisations
+    keys = jax.random.split(settings.prng_key(), n) if (n and system.waves is not None) else [None]
+    y0 = start.state(system)
+    runs, found = [], []
+    for r, key in enumerate(keys):
+        waves = system.waves.realise(key) if key is not None else None
+        res = scenario.run(system, y0=y0, save_dt=settings.save_dt, integrator=settings.integrator, waves=waves)
+        if check:
+            found.append(validity.check(system, res.time, res.outputs, False))
+        runs.append(res)
+        if progress is not None:
+            progress(r + 1, len(keys))
+    excursions = validity.merge(found) if found else []
+    if len(runs) == 1 and n is None:
+        runs[0].excursions = excursions
+        return runs[0]
+    return _stack(runs, excursions)
+
+
+def _stack(runs: list[Result], excursions) -> Result:
+    """Realisations of a scenario as one batched result, each padded to the longest with NaN (phase -1)."""
+    n_t = max(r.time.size for r in runs)
+
+    def pad(a, fill):
+        a = np.asarray(a)
+        out = np.full((n_t,) + a.shape[1:], fill, dtype=np.result_type(a.dtype, type(fill)))
+        out[: a.shape[0]] = a
+        return out
+
+    stack = lambda get, fill=np.nan: np.stack([pad(get(r), fill) for r in runs])  # noqa: E731
+    first = runs[0]
+    return Result(first.system, stack(lambda r: r.time), stack(lambda r: r.q), stack(lambda r: r.v),
+                  stack(lambda r: r.z), {k: stack(lambda r, k=k: r.outputs[k]) for k in first.outputs}, batched=True,
+                  attrs=dict(first.attrs), excursions=excursions, phase=stack(lambda r: r.phase, -1),
+                  events=[r.events for r in runs], phase_names=first.phase_names)
+
+
+def run_attrs(case, settings: RunSettings, result: Result, source=None) -> dict:
+    """The attributes of a run's result, in one place: the system file (path and text), the seed, the
+    realisations, the duration and the ranges of validity left.  The sea state that ran and the version
+    are written with the dataset (:func:`jaxmbd.results.result_to_dataset`), from the result's system."""
+    path = source if source is not None else getattr(case, "path", None)
+    attrs = {"seed": int(settings.seed) if settings.key is None else "explicit key",
+             "realisations": int(result.n_realisations),
+             "duration_s": float(settings.duration) if result.phase is None else float(
+                 np.nanmax(result.time) - np.nanmin(result.time))}
+    if path:
+        attrs["system_file"] = str(path)
+        try:
+            attrs["system_file_text"] = Path(path).read_text(encoding="utf-8-sig")
+        except OSError:
+            pass
+    if result.phase is not None:
+        attrs["phases"] = list(result.phase_names)
+    return attrs | validity.to_attrs(result.excursions)
+
+
+__all__ = ["Start", "RunSettings", "RunError", "run", "solve_start", "start_of", "settings_of", "with_sea_state", "run_attrs"]
+
+
+# --------------------------------------------------------------------------- the file form
+
+@dataclasses.dataclass(frozen=True)
+class SimulationSettings:
+    """``[simulation]``: run length ``duration`` (s), save interval ``save_dt`` (s, None: the
+    simulator's default), ``n_realisations`` wave realisations (None: one unbatched run), PRNG
+    ``seed``, whether to start from the static equilibrium and which velocity directions it may
+    move (``equilibrium_free``, (nv,) bools; None: all)."""
+
+    duration: float
+    save_dt: float | None = None
+    n_realisations: int | None = None
+    seed: int = 0
+    static_equilibrium: bool = False
+    equilibrium_free: np.ndarray | None = None
+
+
+_SIM_KEYS = (
+    "duration", "save_dt", "method", "dt", "rtol", "atol", "max_steps", "checkpoints", "checkpoint", "use_diffrax",
+    "n_realisations", "seed", "static_equilibrium", "equilibrium_free",
+)
+
+
+def read_simulation(reader, cfg, system):
+    r = reader.r
+    f = "simulation"
+    s = r.table(r.get(cfg, "", "simulation"), f, _SIM_KEYS)
+    duration = r.number(s, f, "duration", gt=0.0)
+    save_dt = r.number(s, f, "save_dt", None, gt=0.0, le=duration)
+    method = r.string(s, f, "method", "tsit5", choices=tuple(SOLVERS))
+    dt = r.number(s, f, "dt", None, gt=0.0, le=duration)
+    if method == "rk4" and dt is None:
+        r.fail(f"{f}.dt", "method 'rk4' has no error estimate: give a fixed step dt (s)")
+    if dt is not None and save_dt is not None and save_dt < dt:
+        r.fail(f"{f}.save_dt", f"must be >= dt = {dt:g} s (states are saved on the step grid), got {save_dt:g}")
+    if dt is not None and save_dt is not None and abs(save_dt / dt - round(save_dt / dt)) > 1e-6:
+        r.fail(f"{f}.save_dt", f"must be a multiple of dt = {dt:g} s (states are saved on the step grid), got {save_dt:g}")
+    divides = lambda h: abs(duration / h - round(duration / h)) <= 1e-6 * max(duration / h, 1.0)  # noqa: E731
+    if save_dt is not None and not divides(save_dt):
+        r.fail(f"{f}.save_dt", f"must divide the duration {duration:g} s (the last save would fall at "
+               f"{math.floor(duration / save_dt + 1e-9) * save_dt:g} s), got {save_dt:g}")
+    if save_dt is None:  # one state per step kept every state (186 MB for a small case): about 2,000
+        # saves, at most 0.5 s apart, on the step grid, dividing the duration
+        step = dt if dt is not None else duration / 2000.0
+        k = max(1, round(min(max(duration / 2000.0, step), max(0.5, step)) / step))
+        while k > 1 and not divides(k * step):
+            k -= 1
+        save_dt = k * step
+    integrator = Integrator(
+        method=method,
+        dt=dt,
+        rtol=r.number(s, f, "rtol", 1e-7, gt=0.0),
+        atol=r.number(s, f, "atol", 1e-7, gt=0.0),
+        max_steps=r.integer(s, f, "max_steps", None, ge=1),
+        checkpoints=r.integer(s, f, "checkpoints", None, ge=1),
+        use_diffrax=r.boolean(s, f, "use_diffrax", False),
+        checkpoint=r.string(s, f, "checkpoint", "auto", choices=CHECKPOINT_MODES),
+    )
+    n_real = r.integer(s, f, "n_realisations", None, ge=1)
+    seed = r.integer(s, f, "seed", 0, ge=0)
+    if seed >= 2**63:
+        r.fail(f"{f}.seed", "must be < 2**63")
+    eq = r.boolean(s, f, "static_equilibrium", False)
+    free = None
+    if "equilibrium_free" in s:
+        if not eq:
+            r.fail(f"{f}.equilibrium_free", "only used with static_equilibrium = true")
+        free = _free_mask(reader, s["equilibrium_free"], f"{f}.equilibrium_free")
+    return integrator, SimulationSettings(duration, save_dt, n_real, seed, eq, free)
+
+
+def _free_mask(reader, v, where):
+    """``["hinge", "barge"]`` (all directions of these joints) or ``{barge = [2, 3, 4]}``
+    (those velocity directions of the joint, 0-based: for a free joint 0-2 translations,
+    3-5 rotations) -> an (nv,) bool mask."""
+    model = reader.model
+    r = reader.r
+    mask = np.zeros(model.nv, dtype=bool)
+    if isinstance(v, list):
+        if not all(isinstance(x, str) for x in v):
+            r.fail(where, f"expected a list of joint names or a table joint = [directions], got {describe_value(v)}")
+        v = {n: None for n in v}
+    if not isinstance(v, dict):
+        r.fail(where, f"expected a list of joint names or a table joint = [directions], got {describe_value(v)}")
+    for n, dirs in v.items():
+        reader.names(n, f"{where}.{n}" if isinstance(n, str) else where, what="joint")
+        sl = model.v_slice(n)
+        nv = sl.stop - sl.start
+        if dirs is None:
+            mask[sl] = True
+            continue
+        if not isinstance(dirs, list) or not all(isinstance(d, int) and not isinstance(d, bool) for d in dirs):
+            r.fail(f"{where}.{n}", f"expected a list of velocity directions (integers 0..{nv - 1}), got {describe_value(dirs)}")
+        for d in dirs:
+            if not 0 <= d < nv:
+                r.fail(f"{where}.{n}", f"direction {d} out of range: joint {n!r} has {nv} velocity directions (0..{nv - 1})")
+            mask[sl.start + d] = True
+    return mask
