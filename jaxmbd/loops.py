@@ -120,6 +120,12 @@ class Loop(ForceElement):
     ``revolute`` the axes kept parallel; a ``prismatic`` keeps b's point on a's axis and the two bodies'
     axes and references parallel; a ``weld`` holds the points together and the axes and references
     parallel."""
+    validity_doc: ClassVar[tuple] = (  # (entry, range, beyond it): the docs' validity table
+        ('`[[loops]]`',
+         "the loop's points within 1 mm (`error`); the solve's residual under 1e-6; its conditioning above 1e-8",
+         "a step too coarse for the drift's correction; loops that cannot hold together (in conflict, or moving through a dead point); a "
+         'singular configuration (rows nearly dependent: the loop forces not unique)'),
+    )
 
     kind: ClassVar[str] = "loop"
     section: ClassVar[str] = "loops"

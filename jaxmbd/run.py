@@ -30,9 +30,18 @@ import numpy as np
 from . import validity
 from .errors import InputTypeError, JaxmbdError
 from .results import Result
-from .simulation import CHECKPOINT_MODES, SOLVERS, Integrator, initial_state, simulate, static_equilibrium
+from .simulation import (
+    CHECKPOINT_MODES,
+    SOLVERS,
+    Integrator,
+    default_save_dt,
+    divides,
+    initial_state,
+    simulate,
+    static_equilibrium,
+)
 from .system import System
-from .tables import describe_value
+from .tables import Key, default_of, describe_value, keys
 
 
 class RunError(JaxmbdError, ValueError):
@@ -249,52 +258,71 @@ class SimulationSettings:
     equilibrium_free: np.ndarray | None = None
 
 
-_SIM_KEYS = (
-    "duration", "save_dt", "method", "dt", "rtol", "atol", "max_steps", "checkpoints", "checkpoint", "use_diffrax",
-    "n_realisations", "seed", "static_equilibrium", "equilibrium_free",
+SIMULATION_KEYS = keys(
+    Key("duration", "number", "s", doc="> 0"),
+    Key("save_dt", "number", "s", None, "output interval: a multiple of `dt` that divides the duration; maxima are taken "
+        "over the saved states, so a coarse interval clips peaks (a 9 s wave sampled every 0.5 s: up to 1.5 % of the "
+        "wave-induced part)", "about duration / 2000, at most 0.5 s, a multiple of `dt` dividing the duration "
+        "(`jaxmbd.simulation.default_save_dt`)"),
+    Key("method", "string", "", default_of(Integrator, "method"), "`rk4`, `tsit5`, `dopri5`, `dopri8`, `heun`, `euler`"),
+    Key("dt", "number", "s", default_of(Integrator, "dt"), "fixed step (required for `rk4`)", "adaptive"),
+    Key("rtol", "number", "", default_of(Integrator, "rtol"), "adaptive relative tolerance"),
+    Key("atol", "number", "", default_of(Integrator, "atol"), "adaptive absolute tolerance"),
+    Key("max_steps", "integer", "", default_of(Integrator, "max_steps"), "step budget (adaptive steps)",
+        "duration / dt + 4, or 100,000 adaptive"),
+    Key("checkpoints", "integer", "", default_of(Integrator, "checkpoints"), "adjoint checkpoints (adaptive steps, diffrax)",
+        "diffrax's"),
+    Key("checkpoint", "string", "", default_of(Integrator, "checkpoint"), "what gradients of a fixed-step run keep: "
+        "`steps` (every stage's state: fastest), `saves` (one state per save, the steps run again: less memory), "
+        "`auto` (`steps` up to 256 MiB per trajectory)"),
+    Key("use_diffrax", "bool", "", default_of(Integrator, "use_diffrax"), "fixed steps through diffrax"),
+    Key("n_realisations", "integer", "", default_of(SimulationSettings, "n_realisations"), "wave realisations",
+        "one unbatched run"),
+    Key("seed", "integer", "", default_of(SimulationSettings, "seed"), "PRNG seed, 0 to 2⁶³ − 1"),
+    Key("static_equilibrium", "bool", "", default_of(SimulationSettings, "static_equilibrium"),
+        "start from the static equilibrium near q0 (and the flexible bodies' bent rest shapes), solved once per run, "
+        "sweep or scenario"),
+    Key("equilibrium_free", "list of joint names, or table joint → list of directions", "", None,
+        "velocity directions the equilibrium search may move (0-based within the joint; a free joint: 0-2 translation, "
+        "3-5 rotation)", "all"),
 )
 
 
 def read_simulation(reader, cfg, system):
     r = reader.r
     f = "simulation"
-    s = r.table(r.get(cfg, "", "simulation"), f, _SIM_KEYS)
+    s = r.table(r.get(cfg, "", "simulation"), f, tuple(SIMULATION_KEYS))
+    K = {k: v.default for k, v in SIMULATION_KEYS.items()}
     duration = r.number(s, f, "duration", gt=0.0)
-    save_dt = r.number(s, f, "save_dt", None, gt=0.0, le=duration)
-    method = r.string(s, f, "method", "tsit5", choices=tuple(SOLVERS))
-    dt = r.number(s, f, "dt", None, gt=0.0, le=duration)
+    save_dt = r.number(s, f, "save_dt", K["save_dt"], gt=0.0, le=duration)
+    method = r.string(s, f, "method", K["method"], choices=tuple(SOLVERS))
+    dt = r.number(s, f, "dt", K["dt"], gt=0.0, le=duration)
     if method == "rk4" and dt is None:
         r.fail(f"{f}.dt", "method 'rk4' has no error estimate: give a fixed step dt (s)")
     if dt is not None and save_dt is not None and save_dt < dt:
         r.fail(f"{f}.save_dt", f"must be >= dt = {dt:g} s (states are saved on the step grid), got {save_dt:g}")
     if dt is not None and save_dt is not None and abs(save_dt / dt - round(save_dt / dt)) > 1e-6:
         r.fail(f"{f}.save_dt", f"must be a multiple of dt = {dt:g} s (states are saved on the step grid), got {save_dt:g}")
-    divides = lambda h: abs(duration / h - round(duration / h)) <= 1e-6 * max(duration / h, 1.0)  # noqa: E731
-    if save_dt is not None and not divides(save_dt):
+    if save_dt is not None and not divides(duration, save_dt):
         r.fail(f"{f}.save_dt", f"must divide the duration {duration:g} s (the last save would fall at "
                f"{math.floor(duration / save_dt + 1e-9) * save_dt:g} s), got {save_dt:g}")
-    if save_dt is None:  # one state per step kept every state (186 MB for a small case): about 2,000
-        # saves, at most 0.5 s apart, on the step grid, dividing the duration
-        step = dt if dt is not None else duration / 2000.0
-        k = max(1, round(min(max(duration / 2000.0, step), max(0.5, step)) / step))
-        while k > 1 and not divides(k * step):
-            k -= 1
-        save_dt = k * step
+    if save_dt is None:
+        save_dt = default_save_dt(duration, dt)
     integrator = Integrator(
         method=method,
         dt=dt,
-        rtol=r.number(s, f, "rtol", 1e-7, gt=0.0),
-        atol=r.number(s, f, "atol", 1e-7, gt=0.0),
-        max_steps=r.integer(s, f, "max_steps", None, ge=1),
-        checkpoints=r.integer(s, f, "checkpoints", None, ge=1),
-        use_diffrax=r.boolean(s, f, "use_diffrax", False),
-        checkpoint=r.string(s, f, "checkpoint", "auto", choices=CHECKPOINT_MODES),
+        rtol=r.number(s, f, "rtol", K["rtol"], gt=0.0),
+        atol=r.number(s, f, "atol", K["atol"], gt=0.0),
+        max_steps=r.integer(s, f, "max_steps", K["max_steps"], ge=1),
+        checkpoints=r.integer(s, f, "checkpoints", K["checkpoints"], ge=1),
+        use_diffrax=r.boolean(s, f, "use_diffrax", K["use_diffrax"]),
+        checkpoint=r.string(s, f, "checkpoint", K["checkpoint"], choices=CHECKPOINT_MODES),
     )
-    n_real = r.integer(s, f, "n_realisations", None, ge=1)
-    seed = r.integer(s, f, "seed", 0, ge=0)
+    n_real = r.integer(s, f, "n_realisations", K["n_realisations"], ge=1)
+    seed = r.integer(s, f, "seed", K["seed"], ge=0)
     if seed >= 2**63:
         r.fail(f"{f}.seed", "must be < 2**63")
-    eq = r.boolean(s, f, "static_equilibrium", False)
+    eq = r.boolean(s, f, "static_equilibrium", K["static_equilibrium"])
     free = None
     if "equilibrium_free" in s:
         if not eq:

@@ -245,6 +245,22 @@ class Integrator:
         return 100_000
 
 
+def divides(duration: float, step: float) -> bool:
+    """Whether ``step`` divides ``duration`` (to 1e-6 of the count)."""
+    return abs(duration / step - round(duration / step)) <= 1e-6 * max(duration / step, 1.0)
+
+
+def default_save_dt(duration: float, dt: float | None = None) -> float:
+    """The save step when none is given: about ``duration`` / 2000 and at most 0.5 s apart, on the step
+    grid of a fixed step ``dt``, dividing the duration (one state per step kept every state: 186 MB for a
+    small case).  :func:`simulate`, the system file and every command take it."""
+    step = dt if dt is not None else duration / 2000.0
+    k = max(1, round(min(max(duration / 2000.0, step), max(0.5, step)) / step))
+    while k > 1 and not divides(duration, k * step):
+        k -= 1
+    return k * step
+
+
 class Solution(NamedTuple):
     """What :func:`solve` returns: the states ``ys = (q, v, z)`` at the save times (each with the
     times as its leading axis), ``ok`` (whether the solver reached the last save), and ``derivatives``
@@ -405,7 +421,7 @@ def simulate(
     integrator = integrator or Integrator()
     if not duration > 0:
         raise InputError(f"duration must be > 0 s, got {duration}")
-    save_dt = save_dt or (integrator.dt if integrator.dt else duration / 500)
+    save_dt = save_dt or default_save_dt(duration, integrator.dt)
     if integrator.dt:
         save_dt = max(1, int(round(save_dt / integrator.dt))) * integrator.dt
     n_save = int(np.floor(duration / save_dt + 1e-9)) + 1

@@ -154,6 +154,9 @@ class ForceElement(eqx.Module):
     """The field holding the density of the water the element is in (kg/m³), or None for an element that
     does not touch water.  One sea has one density: a :class:`System` refuses elements that disagree,
     and a system file's ``[water] density`` fills it in every such element."""
+    validity_doc: ClassVar[tuple] = ()
+    """(entry, range, beyond it) rows of the docs' table of the ranges of validity, one per range that
+    :meth:`valid_ranges` checks, written beside it (an element that checks ranges must declare them)."""
     file_form: ClassVar[type | None] = None
     """None: a system file gives the element's own declared fields.  Otherwise a class whose declared
     fields (:mod:`jaxmbd.fields`) are what a file gives, and whose ``build()`` returns the element: for

@@ -7,8 +7,11 @@ settings, a sweep, a scenario) live beside the code whose meaning they read and 
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -34,6 +37,67 @@ def float_array(x):
 # --------------------------------------------------------------------------- reading values
 
 _REQUIRED = object()
+REQUIRED = _REQUIRED
+"""The default of a key the file must give."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Key:
+    """One key of a file section, declared once beside the code that reads it: its type and unit as the
+    docs write them, its default (:data:`REQUIRED`, or a value, usually taken from the class that holds
+    it with :func:`default_of`, so it is written in one place) and its meaning.  The reader takes the
+    default from here; ``docs/system_file.md``'s table of the section is generated from here
+    (:func:`keys_table`)."""
+
+    name: str
+    type: str
+    unit: str = ""
+    default: Any = _REQUIRED
+    doc: str = ""
+    default_text: str | None = None  # how the docs say a default that is no plain value ("adaptive")
+
+    def text(self) -> str:
+        if self.default_text is not None:
+            return self.default_text
+        d = self.default
+        if d is _REQUIRED:
+            return "required"
+        if d is None:
+            return ""
+        if isinstance(d, bool):
+            return str(d).lower()
+        if isinstance(d, float):
+            return "inf" if math.isinf(d) else f"{d:g}"
+        if isinstance(d, str):
+            return f"`{d}`"
+        return str(d)
+
+
+def keys(*declared: Key) -> dict[str, Key]:
+    """The keys of a section by name, in the docs' order."""
+    return {k.name: k for k in declared}
+
+
+def default_of(owner, name: str):
+    """The default of field or argument ``name`` of ``owner`` (a dataclass or equinox module, or a
+    function): where it is written, read, not copied."""
+    if dataclasses.is_dataclass(owner):
+        for f in dataclasses.fields(owner):
+            if f.name == name:
+                if f.default is not dataclasses.MISSING:
+                    return f.default
+                if f.default_factory is not dataclasses.MISSING:
+                    return f.default_factory()
+    target = owner.__init__ if isinstance(owner, type) else owner
+    p = inspect.signature(target).parameters[name]
+    return _REQUIRED if p.default is inspect.Parameter.empty else p.default
+
+
+def keys_table(section: dict[str, Key]) -> str:
+    """The markdown table of a section's keys."""
+    rows = ["| key | type | unit | default | meaning |", "|---|---|---|---|---|"]
+    rows += [f"| `{k.name}` | {k.type} | {k.unit} | {k.text()} | {k.doc} |" for k in section.values()]
+    return "\n".join(rows)
 
 
 class TableReader:

@@ -329,9 +329,9 @@ def test_hydro_roll_beyond_range_is_flagged():
     assert e.fraction == pytest.approx(5 / 22) and not e.everywhere
 
 
-def test_the_library_refuses_to_run_a_scenario_file_as_one_simulation(tmp_path):
+def test_the_library_runs_a_scenario_file_by_its_phases(tmp_path):
     """loaded.run() (and jaxmbd.simulate(loaded)) simulated a file's system and left its [scenario]
-    out without a word; the command line runs the phases.  Now the library says so in one line."""
+    out without a word; then it refused it.  Now it runs the phases, as the command line does: one run path."""
     text = ROPE.format(name="phased", length=9.99) + """
 [scenario]
 name = "hold"
@@ -340,9 +340,9 @@ name = "hold"
 max_duration = 1.0
 """
     (tmp_path / "phased.toml").write_text(text)
-    loaded = load_system(tmp_path / "phased.toml")
-    with pytest.raises(SystemFileError, match=r"phased.toml: scenario: the file describes a scenario"):
-        loaded.run()
+    res = load_system(tmp_path / "phased.toml").run()
+    assert res.phase_names == ("hold",) and res.events[0].trigger == "duration"
+    assert float(res.time[-1]) == pytest.approx(1.0)
 
 
 def test_run_runs_the_files_scenario(tmp_path, capsys):
@@ -389,7 +389,7 @@ def test_readme_library_example_runs_as_written(tmp_path, monkeypatch):
     """The README's Library block, shortened in time (2 s, 2 realisations) and nothing else."""
     text = (HERE.parent / "README.md").read_text()
     block = text.split("## Library", 1)[1].split("```python", 1)[1].split("```", 1)[0]
-    short = block.replace("simulate(system, 600.0,", "simulate(system, 2.0,").replace("n_realisations=16", "n_realisations=2")
+    short = block.replace("duration=600.0,", "duration=2.0,").replace("n_realisations=16", "n_realisations=2")
     assert short != block
     monkeypatch.chdir(tmp_path)
     exec(compile(short, "README.md", "exec"), {})

@@ -108,6 +108,11 @@ class FlexibleBeamElement(ForceElement):
     at ``tip_node``), ``strain_energy`` (J).  In a system file, ``kind = "flexible_beam"`` with the
     keys of :class:`FlexibleBeamFile`.
     """
+    validity_doc: ClassVar[tuple] = (  # (entry, range, beyond it): the docs' validity table
+        ('`flexible_beam`',
+         "tip deflection within 10 % of the beam's length",
+         "the deformation's own rotations matter: linear elastic coordinates no longer hold"),
+    )
 
     kind: ClassVar[str] = "flexible_beam"
     file_form: ClassVar[type] = FlexibleBeamFile

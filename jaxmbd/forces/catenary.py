@@ -149,6 +149,11 @@ class CatenaryLine(ForceElement):
     ``laid_length`` (m), ``converged`` (1 when Newton's method met its tolerance).  A run reports a
     fairlead tension above ``max_tension`` (the line's minimum breaking load or a design limit).
     """
+    validity_doc: ClassVar[tuple] = (  # (entry, range, beyond it): the docs' validity table
+        ('`catenary_line`',
+         "the catenary solved (the fairlead above the anchor's seabed); fairlead tension within `max_tension`",
+         "no catenary reaches the fairlead; beyond the line's strength"),
+    )
 
     kind: ClassVar[str] = "catenary_line"
 

@@ -40,6 +40,12 @@ class Cylinder(ForceElement):
     [``min_length``, ``max_length``] (the end stops are not modelled: the geometry asks for more
     stroke than the cylinder has) and one at its force limit (it cannot follow its command).
     """
+    validity_doc: ClassVar[tuple] = (  # (entry, range, beyond it): the docs' validity table
+        ('`cylinder`',
+         'length within [`min_length`, `max_length`]; force below `max_force`',
+         'the geometry asks for more stroke than the cylinder has (its end stops are not modelled); at the relief pressure the cylinder '
+         'lags its command'),
+    )
 
     kind: ClassVar[str] = "cylinder"
     section: ClassVar[str] = "controllers"

@@ -35,6 +35,11 @@ class JointDrive(ForceElement):
     States: θ_c per joint.  Outputs: ``torque`` (N m or N), ``command`` (rad or m), ``error``
     θ_c − q, ``torque_ratio`` |τ| / τ_max.
     """
+    validity_doc: ClassVar[tuple] = (  # (entry, range, beyond it): the docs' validity table
+        ('`joint_drive`',
+         'torque below `max_torque`',
+         'the drive is at its rated torque and lags its command (a slew too fast for the load, a luff against too much weight)'),
+    )
 
     kind: ClassVar[str] = "joint_drive"
     section: ClassVar[str] = "controllers"

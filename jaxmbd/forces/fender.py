@@ -43,6 +43,11 @@ class Fender(ForceElement):
     A fender is rated to a compression (``rated_compression``): beyond it the linear curve no longer
     holds (the fender is bottoming out), which a run reports.
     """
+    validity_doc: ClassVar[tuple] = (  # (entry, range, beyond it): the docs' validity table
+        ('`fender`',
+         'compression within `rated_compression`',
+         'the fender bottoms out: its linear curve no longer holds'),
+    )
 
     kind: ClassVar[str] = "fender"
 

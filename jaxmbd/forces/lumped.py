@@ -81,6 +81,11 @@ class LumpedLine(ForceElement):
     ``highest_node`` (m, world z of the highest interior node).  A run reports a node above the still
     water and a tension above ``max_tension``.
     """
+    validity_doc: ClassVar[tuple] = (  # (entry, range, beyond it): the docs' validity table
+        ('`lumped_line`',
+         'every interior node under the still water; the largest segment tension within `max_tension`',
+         "the nodes feel no waves and no splash zone; beyond the line's strength"),
+    )
 
     kind: ClassVar[str] = "lumped_line"
     water_density_field: ClassVar[str] = "rho"

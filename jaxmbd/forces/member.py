@@ -37,6 +37,11 @@ class MorisonMember(ForceElement):
     ``diameter_over_wavelength``: Morison's equation holds for D up to a fifth of the wavelength
     (DNV-RP-H103, DNV-RP-C205 6.1), which a run reports beyond.
     """
+    validity_doc: ClassVar[tuple] = (  # (entry, range, beyond it): the docs' validity table
+        ('`morison_member`',
+         "in waves, the member's diameter at most a fifth of the realisation's mean wavelength (DNV-RP-C205 6.1)",
+         'the member changes the waves it meets (diffraction)'),
+    )
 
     kind: ClassVar[str] = "morison_member"
     water_density_field: ClassVar[str] = "rho"

@@ -46,6 +46,11 @@ class MorisonObject(ForceElement):
     2π / k̄ (k̄ weighted by the components' energy).  Morison's equation holds for an object the waves
     pass unchanged, a fifth of the wavelength or less (DNV-RP-H103): a run reports one larger.
     """
+    validity_doc: ClassVar[tuple] = (  # (entry, range, beyond it): the docs' validity table
+        ('`morison_object`',
+         "in waves, the object's size (max of its height and √area) at most a fifth of the realisation's mean wavelength (DNV-RP-H103)",
+         'the object changes the waves it meets (diffraction): model it as a `[[hydro]]` body with BEM data'),
+    )
 
     kind: ClassVar[str] = "morison_object"
     water_density_field: ClassVar[str] = "rho"

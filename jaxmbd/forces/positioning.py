@@ -99,6 +99,11 @@ class DynamicPositioning(ForceElement):
     thrusters give (N, N, N m); ``thrust`` (n,) N, each thruster's force; ``demand_ratio`` (n,),
     each thruster's command over its ``max_thrust`` before it is limited.
     """
+    validity_doc: ClassVar[tuple] = (  # (entry, range, beyond it): the docs' validity table
+        ('`dynamic_positioning`',
+         "every thruster's demand within its `max_thrust` (`demand_ratio` ≤ 1)",
+         "the DP's capability is exceeded: the thrusters give less than the controller asks and the vessel drifts off"),
+    )
 
     kind: ClassVar[str] = "dynamic_positioning"
     section: ClassVar[str] = "controllers"

@@ -62,6 +62,15 @@ class WireRope(ForceElement):
     ``length`` (m), ``unstretched_length`` (m, of a fall), ``sway`` (rad): the angle of the rope
     from the vertical.
     """
+    validity_doc: ClassVar[tuple] = (  # (entry, range, beyond it): the docs' validity table
+        ('`wire_rope`',
+         'tension at least 10 % of its value at the start',
+         'slack (DNV-ST-N001): the rope no longer carries the load, and the snap as it comes tight needs a rope model with its own wave '
+         'dynamics; the warning gives the largest tension after the first slack over the static one'),
+        ('`wire_rope` with a winch and `max_speed`',
+         'the line speed asked of the winch (payout, compensation, gain) within its rating',
+         'the winch is at its limit: the payout and the heave compensation are cut'),
+    )
 
     kind: ClassVar[str] = "wire_rope"
     water_density_field: ClassVar[str] = "water_density"

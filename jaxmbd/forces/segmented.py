@@ -100,6 +100,11 @@ class SegmentedLine(ForceElement):
     ``anchor_tension``, ``anchor_angle``, ``laid_length``, ``converged``) and ``joint_tension`` (n − 1,) N,
     the tension at each joint's top.
     """
+    validity_doc: ClassVar[tuple] = (  # (entry, range, beyond it): the docs' validity table
+        ('`segmented_line`',
+         'as `catenary_line`; every joint above the seabed',
+         'a clump or joint resting on the seabed is not modelled'),
+    )
 
     kind: ClassVar[str] = "segmented_line"
 

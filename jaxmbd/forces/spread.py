@@ -25,6 +25,11 @@ class MooringSpread(ForceElement):
 
     Outputs: the catenary line's, one value per line (``fairlead_tension`` (n,) N, …).
     """
+    validity_doc: ClassVar[tuple] = (  # (entry, range, beyond it): the docs' validity table
+        ('`mooring_spread`',
+         'as `catenary_line`, for each line',
+         'as `catenary_line`'),
+    )
 
     kind: ClassVar[str] = "mooring_spread"
 

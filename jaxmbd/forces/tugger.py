@@ -30,6 +30,11 @@ class TuggerLine(ForceElement):
     Outputs: ``tension`` (N), ``length`` (m).  The model holds while the winch has line to pay out
     (l ≤ L_max): a run reports a line paid out to its end.
     """
+    validity_doc: ClassVar[tuple] = (  # (entry, range, beyond it): the docs' validity table
+        ('`tugger_line`',
+         'length within `max_length`',
+         'the winch has paid out its drum: the line then stretches as a rope'),
+    )
 
     kind: ClassVar[str] = "tugger_line"
 

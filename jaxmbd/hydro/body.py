@@ -50,6 +50,8 @@ non-linear model of WEC-Sim's non-linear hydro and OrcaFlex's non-linear hydrost
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -145,6 +147,24 @@ class HydroBody(ForceElement):
     the displacements; ``wave_elevation`` (m, with waves): the incident wave at the BEM
     frame's origin (``origin``), without the excitation's ramp.
     """
+    validity_doc: ClassVar[tuple] = (  # (entry, range, beyond it): the docs' validity table
+        ('`[[hydro]]` (linear hydrostatics, radiation, excitation)',
+         'roll and pitch of each body within ±15°',
+         'the waterplane and wetted hull have changed too much for a restoring matrix; a deck edge immerses or a bilge emerges on most '
+         'hulls before that (a barge of beam B and freeboard f at atan(2f/B))'),
+        ('`[[hydro]]` with `box = {...}`',
+         'the lowest bilge corner under, and with `depth` the lowest deck corner above, the still waterline',
+         "a wall-sided hull's restoring changes as the bilge emerges or the deck edge immerses (green water starts earlier in waves, "
+         'whose elevation the check leaves out)'),
+        ('`[[hydro]]` with `hydrostatics = "nonlinear"`',
+         "roll and pitch within ±15° (its radiation and diffraction stay linear); and within each hull's angle of vanishing stability "
+         '(its GZ curve at rest, both sides, the weaker one)',
+         'capsize: the run reports it with its first time and the realisations that did'),
+        ('`[[hydro]]` with `hydrostatics = "nonlinear"` and the linear `froude_krylov`',
+         "the incident wave's elevation within the hull's lowest freeboard",
+         "the linear wave force takes the wave's waterline on the hull's sides; a crest over the deck edge leaves the still-water "
+         'restoring to fall while that force goes on (`froude_krylov = "nonlinear"` has no such range)'),
+    )
 
     name: str = eqx.field(static=True)
     bodies: tuple = eqx.field(static=True)

@@ -4,20 +4,69 @@ non-linear modes, checked against the sea's headings and frequencies."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
 
-from ..tables import SystemFileError
+from ..tables import Key, SystemFileError, default_of, keys
+from .body import create_hydro_body
+from .capytaine_run import run_capytaine
+from .hull import load_hull
+from .wamit import read_wamit
 
-_HYDRO_KEYS = (
-    "name", "bodies", "file", "wamit", "mesh", "box", "cylinder",
-    "omega_max", "xz_symmetry", "wamit_length",
-    "omegas", "omega_range", "wave_directions_deg", "rho", "g", "water_depth", "center_of_mass", "rotation_center",
-    "origin", "ramp_time", "radiation", "radiation_tol", "added_mass_inf", "mass", "com",
-    "linear_damping", "quadratic_drag", "excitation", "body_to_body", "hydrostatics", "froude_krylov", "hull", "hull_scale",
-)
+
+def _hydro_keys():
+    make = create_hydro_body
+    return keys(
+        Key("name", "string", "", "hydro", "element name (output prefix)", "`hydro`, `hydro1`, ..."),
+        Key("bodies", "list of names", "", None, "one model body per hydrodynamic body", "the data's body names"),
+        Key("file", "path", "", None, "Capytaine NetCDF"),
+        Key("wamit", "path", "", None, "WAMIT `.out` (with `.1`, `.3` beside it)"),
+        Key("wamit_length", "number", "m", default_of(read_wamit, "length"), "WAMIT ULEN"),
+        Key("mesh", "path", "", None, "hull mesh in any format Capytaine reads"),
+        Key("box", "table", "m", None, "`length`, `beam`, `draught`, optional `panel_size`; optional `depth` (keel to deck, > "
+            "draught): with linear hydrostatics the run checks that the deck edge stays above the still waterline, as it "
+            "always checks that the bilge stays under it (heave, roll and pitch; the wave elevation is not counted); with "
+            "non-linear hydrostatics it makes the closed hull"),
+        Key("cylinder", "table", "m", None, "`radius`, `draught`, optional `panel_size`; optional `height` (bottom to top, > "
+            "draught): the closed hull of non-linear hydrostatics"),
+        Key("omegas", "list", "rad/s", None, "hull runs: frequencies"),
+        Key("omega_range", "[min, max, count]", "rad/s", None, "hull runs: frequencies, evenly spaced"),
+        Key("wave_directions_deg", "list", "deg", [0.0], "hull runs: headings", "[0]"),
+        Key("rho", "number", "kg/m³", None, "hull runs and WAMIT scaling", "`[water]` density, else 1025 (1000 WAMIT)"),
+        Key("g", "number", "m/s²", None, "hull runs and WAMIT scaling", "the model's gravity"),
+        Key("water_depth", "number", "m", default_of(run_capytaine, "water_depth"), "hull runs"),
+        Key("center_of_mass", "3 numbers", "m", None, "hull runs"),
+        Key("rotation_center", "3 numbers", "m", None, "hull runs"),
+        Key("omega_max", "number", "rad/s", None, "drop frequencies above it when reading"),
+        Key("xz_symmetry", "bool", "", False, "mirror the heading table of an xz-symmetric hull"),
+        Key("origin", "3 numbers", "m", default_of(make, "origin"), "world position of the BEM frame's origin", "0"),
+        Key("ramp_time", "number", "s", default_of(make, "ramp_time"), "excitation fades in over this time"),
+        Key("radiation", "bool", "", default_of(make, "radiation"), "radiation memory (state-space fit)"),
+        Key("radiation_tol", "number", "", default_of(make, "radiation_tol"), "fit tolerance on K(t)"),
+        Key("added_mass_inf", "string", "", default_of(make, "added_mass_inf"), "`fit` or `file`"),
+        Key("mass", "per body", "kg", None, "mass the restoring matrix was computed with", "from the data"),
+        Key("com", "per body", "m", None, "centre of mass the restoring matrix was computed with", "from the data"),
+        Key("linear_damping", "6nb x 6nb", "SI", None, "extra linear damping", "0"),
+        Key("quadratic_drag", "6nb numbers", "SI", None, "diagonal quadratic drag", "0"),
+        Key("excitation", "bool", "", default_of(make, "excitation"), "wave excitation on/off"),
+        Key("body_to_body", "bool", "", default_of(make, "body_to_body"), "radiation coupling between the table's bodies "
+            "(A(∞) and memory); false drops it, as WEC-Sim does by default"),
+        Key("hydrostatics", "string", "", default_of(make, "hydrostatics"), "`linear` (ρ g V and the restoring matrix) or "
+            "`nonlinear` (the still-water pressure on the closed hull's instantaneous wetted part; [hydro.md](hydro.md), "
+            "\"Large motions\")"),
+        Key("froude_krylov", "string", "", default_of(make, "froude_krylov"), "`nonlinear` (with non-linear hydrostatics): "
+            "the incident wave's pressure on the hull under the wave's surface, and the excitation reduced to diffraction"),
+        Key("hull", "path or table", "m", None, "the closed hull of non-linear hydrostatics in the BEM frame at rest: a mesh "
+            "file (STL; `.gdf`, `.dat` and others through Capytaine), a box `{length, beam, depth, draught, panel_size, "
+            "center}` or a cylinder `{radius, height, draught, panel_size, center}`; default: the `box` or `cylinder` "
+            "source's own, given `depth` or `height`"),
+        Key("hull_scale", "number", "", default_of(load_hull, "scale"), "multiplies a hull file's coordinates (0.001 for "
+            "millimetres)"),
+    )
+
+
+HYDRO_KEYS = _hydro_keys()
 
 
 def read_hydro(reader, cfg):
@@ -25,7 +74,7 @@ def read_hydro(reader, cfg):
     r = reader.r
     for k, h in enumerate(r.tables(cfg.get("hydro", []), "hydro")):
         f = f"hydro[{k}]"
-        r.table(h, f, _HYDRO_KEYS)
+        r.table(h, f, tuple(HYDRO_KEYS))
         out.append((f, _hydro_element(reader, h, f, k)))
     return out
 
@@ -35,6 +84,7 @@ def _hydro_element(reader, h, f, k):
     from .body import HydroBody
 
     r = reader.r
+    K = {k: v.default for k, v in HYDRO_KEYS.items()}
     sources = [s for s in ("file", "wamit", "mesh", "box", "cylinder") if s in h]
     if len(sources) != 1:
         r.fail(f, f"needs exactly one of file (Capytaine NetCDF), wamit (.out), mesh, box, cylinder; got {sources or 'none'}")
@@ -42,7 +92,7 @@ def _hydro_element(reader, h, f, k):
     name = r.string(h, f, "name", "hydro" if k == 0 else f"hydro{k}")
     reader.file_name(name, f"{f}.name")
     hydro = _hydro_data(reader, h, f, src, name)
-    if r.boolean(h, f, "xz_symmetry", False):
+    if r.boolean(h, f, "xz_symmetry", K["xz_symmetry"]):
         hydro = hydro.with_xz_symmetry()
     _check_headings(reader, f, hydro, reader.waves)
     nb = hydro.n_bodies
@@ -50,11 +100,11 @@ def _hydro_element(reader, h, f, k):
     if len(bodies) != nb:
         r.fail(f"{f}.bodies", f"expected {nb} model bodies (one per body of {hydro.source}), got {len(bodies)}")
     reader.names(bodies, f"{f}.bodies")
-    origin = r.vector(h, f, "origin", 3, (0.0, 0.0, 0.0))
-    ramp = r.number(h, f, "ramp_time", 0.0, ge=0.0)
-    radiation = r.boolean(h, f, "radiation", True)
-    tol = r.number(h, f, "radiation_tol", 0.02, gt=0.0, le=1.0)
-    ainf = r.string(h, f, "added_mass_inf", "fit", choices=("fit", "file"))
+    origin = r.vector(h, f, "origin", 3, K["origin"])
+    ramp = r.number(h, f, "ramp_time", K["ramp_time"], ge=0.0)
+    radiation = r.boolean(h, f, "radiation", K["radiation"])
+    tol = r.number(h, f, "radiation_tol", K["radiation_tol"], gt=0.0, le=1.0)
+    ainf = r.string(h, f, "added_mass_inf", K["added_mass_inf"], choices=("fit", "file"))
     mass = None
     if "mass" in h:
         mass = r.array(h["mass"], f"{f}.mass", [(), (nb,)]).reshape(-1)
@@ -65,14 +115,14 @@ def _hydro_element(reader, h, f, k):
     quad = r.array(h["quadratic_drag"], f"{f}.quadratic_drag", [(6 * nb,)]) if "quadratic_drag" in h else None
     if quad is not None and np.any(quad < 0):
         r.fail(f"{f}.quadratic_drag", "must be >= 0")
-    excitation = r.boolean(h, f, "excitation", True)
-    body_to_body = r.boolean(h, f, "body_to_body", True)
+    excitation = r.boolean(h, f, "excitation", K["excitation"])
+    body_to_body = r.boolean(h, f, "body_to_body", K["body_to_body"])
     hull_boxes = None
     if src == "box":  # its dimensions bound the linear hydrostatics' range (jaxmbd.validity)
         box = h["box"]
         depth = r.number(box, f"{f}.box", "depth", None, gt=float(box["draught"]))
         hull_boxes = ((float(box["length"]), float(box["beam"]), float(box["draught"]), depth),)
-    modes = {key: r.string(h, f, key, "linear", choices=("linear", "nonlinear")) for key in ("hydrostatics", "froude_krylov")}
+    modes = {key: r.string(h, f, key, K[key], choices=("linear", "nonlinear")) for key in ("hydrostatics", "froude_krylov")}
     hulls = _hulls(reader, h, f, src, nb, modes["hydrostatics"] == "nonlinear")
     try:
         return HydroBody.create(
@@ -102,7 +152,7 @@ def _hulls(reader, h, f, src, nb, nonlinear):
         if isinstance(h.get("hull"), dict):
             return (_hull_shape(reader, h["hull"], f"{f}.hull"),)
         if "hull" in h:
-            return (load_hull(r.path(h, f, "hull"), scale=r.number(h, f, "hull_scale", 1.0, gt=0.0)),)
+            return (load_hull(r.path(h, f, "hull"), scale=r.number(h, f, "hull_scale", HYDRO_KEYS["hull_scale"].default, gt=0.0)),)
         if src == "box" and "depth" in h["box"]:
             b = h["box"]
             return (box_hull(b["length"], b["beam"], b["depth"], b["draught"], panel_size=b.get("panel_size"), name=f"{f}.box"),)
@@ -157,7 +207,7 @@ def _hydro_data(reader, h, f, src, name):
         elif src == "wamit":
             rho = r.number(h, f, "rho", reader.water_density or 1000.0, gt=0.0)  # WAMIT's usual
             g = r.number(h, f, "g", reader.g, gt=0.0)
-            length = r.number(h, f, "wamit_length", 1.0, gt=0.0)
+            length = r.number(h, f, "wamit_length", HYDRO_KEYS["wamit_length"].default, gt=0.0)
             hydro = read_wamit(r.path(h, f, "wamit"), rho=rho, g=g, length=length, omega_max=omega_max)
         else:
             hydro = _capytaine_run(reader, h, f, src, name)
@@ -177,7 +227,7 @@ def _capytaine_run(reader, h, f, src, name):
     r = reader.r
     rho = r.number(h, f, "rho", reader.water_density or 1025.0, gt=0.0)
     g = r.number(h, f, "g", reader.g, gt=0.0)
-    depth = r.number(h, f, "water_depth", math.inf, gt=0.0, allow_inf=True)
+    depth = r.number(h, f, "water_depth", HYDRO_KEYS["water_depth"].default, gt=0.0, allow_inf=True)
     if ("omegas" in h) == ("omega_range" in h):
         r.fail(f"{f}.omegas", "a Capytaine run needs exactly one of omegas (list, rad/s) and omega_range ([min, max, count])")
     if "omegas" in h:
@@ -191,7 +241,8 @@ def _capytaine_run(reader, h, f, src, name):
         where = f"{f}.omega_range"
     if omegas.size < 2 or np.any(omegas <= 0) or np.any(np.diff(omegas) <= 0):
         r.fail(where, "expected at least 2 increasing frequencies > 0 rad/s")
-    dirs = np.deg2rad(r.array(r.get(h, f, "wave_directions_deg", [0.0]), f"{f}.wave_directions_deg", None).reshape(-1))
+    dirs = r.get(h, f, "wave_directions_deg", HYDRO_KEYS["wave_directions_deg"].default)
+    dirs = np.deg2rad(r.array(dirs, f"{f}.wave_directions_deg", None).reshape(-1))
     cog = r.vector(h, f, "center_of_mass", 3, None)
     rc = r.vector(h, f, "rotation_center", 3, None)
     try:

@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import InputError
-from ..tables import float_array
+from ..tables import Key, default_of, float_array, keys
 from .waves import G_DEFAULT, JONSWAP, Current, PiersonMoskowitz, RegularWave, WaveComponents, realise
 
 
@@ -75,10 +75,47 @@ class SeaState(eqx.Module):
 # --------------------------------------------------------------------------- the file form
 
 _WAVE_TYPES = ("jonswap", "pierson_moskowitz", "regular")
-_CURRENT_KEYS = ("speed", "direction_deg", "profile", "power_law_depth")
-_WAVE_KEYS = (
-    "type", "hs", "tp", "gamma", "sigma_a", "sigma_b", "height", "period", "phase_deg", "direction_deg",
-    "n_frequencies", "omega_min", "omega_max", "n_directions", "spreading", "random_frequencies", "water_depth",
+
+
+def _deg(rad) -> float:
+    return math.degrees(float(rad))
+
+
+WAVE_KEYS = keys(
+    Key("type", "string", doc="`jonswap`, `pierson_moskowitz`, `regular`"),
+    Key("hs", "number", "m", doc="significant wave height (spectra), > 0", default_text="required (spectra)"),
+    Key("tp", "number", "s", doc="peak period (spectra), > 0", default_text="required (spectra)"),
+    Key("gamma", "number", "", default_of(JONSWAP, "gamma"), "JONSWAP peak enhancement γ ≥ 1"),
+    Key("sigma_a", "number", "", default_of(JONSWAP, "sigma_a"), "JONSWAP peak width below the peak"),
+    Key("sigma_b", "number", "", default_of(JONSWAP, "sigma_b"), "JONSWAP peak width above the peak"),
+    Key("height", "number", "m", doc="crest-to-trough height (regular), > 0", default_text="required (regular)"),
+    Key("period", "number", "s", doc="period (regular), > 0", default_text="required (regular)"),
+    Key("phase_deg", "number", "deg", _deg(default_of(RegularWave, "phase")), "regular wave phase"),
+    Key("direction_deg", "number", "deg", _deg(default_of(SeaState, "mean_direction")),
+        "(mean) direction of travel, from +x towards +y"),
+    Key("n_frequencies", "integer", "", default_of(SeaState, "n_frequencies"), "components per realisation"),
+    Key("omega_min", "number", "rad/s", default_of(SeaState, "omega_min"), "lowest frequency"),
+    Key("omega_max", "number", "rad/s", default_of(SeaState, "omega_max"), "highest frequency"),
+    Key("n_directions", "integer", "", default_of(SeaState, "n_directions"), "short-crested seas: directions"),
+    Key("spreading", "number", "", default_of(SeaState, "spreading"), "short-crested seas: cos²ˢ exponent s"),
+    Key("random_frequencies", "bool", "", default_of(SeaState, "random_frequencies"), "one random frequency per bin"),
+    Key("water_depth", "number", "m", default_of(SeaState, "water_depth"), "water depth (inf: deep water)"),
+)
+
+CURRENT_KEYS = keys(
+    Key("speed", "number", "m/s", doc="speed at the still-water surface (≥ 0)"),
+    Key("direction_deg", "number", "deg", _deg(default_of(Current, "direction")),
+        "direction of travel, from +x towards +y (as the waves)"),
+    Key("profile", "array (n, 2)", "m, 1", None, "rows of [depth under the still water, speed over the surface "
+        "speed]; depths from 0 or more, increasing; linear between rows, constant beyond the last", "uniform"),
+    Key("power_law_depth", "number", "m", None, "instead of `profile`: the 1/7 power law of DNV-RP-C205 (4.1.4) "
+        "over this water depth, U(z) = U₀ ((h + z)/h)^(1/7)"),
+)
+
+WATER_KEYS = keys(
+    Key("density", "number", "kg/m³", None, "the sea's density: every element that touches water takes it unless "
+        "its own table gives it (then the two must agree), and so do a WAMIT file's scaling and a Capytaine run",
+        "the hydrodynamic data's, else each element's (1025)"),
 )
 
 
@@ -96,9 +133,9 @@ def _read_current(reader, cfg):
     """``[current]``: a surface ``speed`` (m/s) towards ``direction_deg``, uniform, or over depth by a
     ``profile`` of [depth (m, down), factor] rows or the 1/7 ``power_law_depth`` (m)."""
     r, f = reader.r, "current"
-    c = r.table(cfg["current"], f, _CURRENT_KEYS)
+    c = r.table(cfg["current"], f, tuple(CURRENT_KEYS))
     speed = r.number(c, f, "speed", ge=0.0)
-    direction = math.radians(r.number(c, f, "direction_deg", 0.0))
+    direction = math.radians(r.number(c, f, "direction_deg", CURRENT_KEYS["direction_deg"].default))
     if "profile" in c and "power_law_depth" in c:
         r.fail(f"{f}.profile", "give either profile or power_law_depth, not both")
     if "power_law_depth" in c:
@@ -120,7 +157,8 @@ def _read_waves(reader, cfg):
         return None
     r = reader.r
     f = "waves"
-    w = r.table(cfg["waves"], f, _WAVE_KEYS)
+    w = r.table(cfg["waves"], f, tuple(WAVE_KEYS))
+    K = {k: v.default for k, v in WAVE_KEYS.items()}
     typ = r.string(w, f, "type", choices=_WAVE_TYPES)
     own = {"jonswap": ("hs", "tp", "gamma", "sigma_a", "sigma_b"), "pierson_moskowitz": ("hs", "tp"),
            "regular": ("height", "period", "phase_deg")}
@@ -130,32 +168,32 @@ def _read_waves(reader, cfg):
             continue
         keys = ", ".join(own[typ] + (() if typ == "regular" else spectral))
         r.fail(f"{f}.{key}", f"not used by {typ!r} waves (their keys: type, {keys}, direction_deg, water_depth)")
-    direction = math.radians(r.number(w, f, "direction_deg", 0.0))
-    depth = r.number(w, f, "water_depth", math.inf, gt=0.0, allow_inf=True)
+    direction = math.radians(r.number(w, f, "direction_deg", K["direction_deg"]))
+    depth = r.number(w, f, "water_depth", K["water_depth"], gt=0.0, allow_inf=True)
     if typ == "regular":
         wave = RegularWave(
             r.number(w, f, "height", gt=0.0), r.number(w, f, "period", gt=0.0), direction,
-            math.radians(r.number(w, f, "phase_deg", 0.0)),
+            math.radians(r.number(w, f, "phase_deg", K["phase_deg"])),
         )
         return SeaState(regular=wave, mean_direction=float_array(direction), water_depth=depth)
     hs = r.number(w, f, "hs", gt=0.0)
     tp = r.number(w, f, "tp", gt=0.0)
     if typ == "jonswap":
-        spec = JONSWAP(hs, tp, r.number(w, f, "gamma", 3.3, ge=1.0), r.number(w, f, "sigma_a", 0.07, gt=0.0),
-                       r.number(w, f, "sigma_b", 0.09, gt=0.0))
+        spec = JONSWAP(hs, tp, r.number(w, f, "gamma", K["gamma"], ge=1.0), r.number(w, f, "sigma_a", K["sigma_a"], gt=0.0),
+                       r.number(w, f, "sigma_b", K["sigma_b"], gt=0.0))
     else:
         spec = PiersonMoskowitz(hs, tp)
-    wmin = r.number(w, f, "omega_min", 0.2, gt=0.0)
-    wmax = r.number(w, f, "omega_max", 2.5, gt=wmin)
+    wmin = r.number(w, f, "omega_min", K["omega_min"], gt=0.0)
+    wmax = r.number(w, f, "omega_max", K["omega_max"], gt=wmin)
     return SeaState(
         spectrum=spec,
         mean_direction=float_array(direction),
-        n_frequencies=r.integer(w, f, "n_frequencies", 100, ge=1),
+        n_frequencies=r.integer(w, f, "n_frequencies", K["n_frequencies"], ge=1),
         omega_min=wmin,
         omega_max=wmax,
-        n_directions=r.integer(w, f, "n_directions", 1, ge=1),
-        spreading=r.number(w, f, "spreading", 1.0, gt=0.0),
-        random_frequencies=r.boolean(w, f, "random_frequencies", True),
+        n_directions=r.integer(w, f, "n_directions", K["n_directions"], ge=1),
+        spreading=r.number(w, f, "spreading", K["spreading"], gt=0.0),
+        random_frequencies=r.boolean(w, f, "random_frequencies", K["random_frequencies"]),
         water_depth=depth,
     )
 
@@ -167,5 +205,5 @@ def read_water(reader, cfg):
     if "water" not in cfg:
         return None
     r, f = reader.r, "water"
-    w = r.table(cfg["water"], f, ("density",))
+    w = r.table(cfg["water"], f, tuple(WATER_KEYS))
     return r.number(w, f, "density", gt=0.0)
