@@ -7,6 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ._xla import system_jit
 from .errors import JaxmbdError
 from .joints import Free
 from .system import System
@@ -32,22 +33,29 @@ def restoring_curve(system: System, body: str, q0, offsets, direction=(1.0, 0.0)
     body moved from ``q0`` by each horizontal offset (m) along ``direction`` (x, y), at rest; and each
     element's outputs there (a dict of (n, …) arrays)."""
     i = _free_body(system, body)
-    start = system.model.q_start[i]
     d = np.asarray(direction, float)
     d = d / np.linalg.norm(d)
     q0 = jnp.asarray(q0)
+    force, yaw, outs = _curve(system, q0, jnp.asarray(offsets, dtype=q0.dtype), jnp.asarray(d, dtype=q0.dtype), i)
+    return np.asarray(force), np.asarray(yaw), {k: np.asarray(v) for k, v in outs.items()}
+
+
+@system_jit
+def _curve(system: System, q0, offsets, d, i: int):
+    """One compiled program per system structure (the offsets, the direction and the start are arguments)."""
+    start = system.model.q_start[i]
     nv = system.model.nv
 
-    @jax.jit
     def at(s):
         q = q0.at[start].add(s * d[0]).at[start + 1].add(s * d[1])
-        f_ext, _, _, ctx = system.loads(0.0, q, jnp.zeros(nv, q.dtype), system.initial_states(q, jnp.zeros(nv, q.dtype)))
+        v = jnp.zeros(nv, q.dtype)
+        z = system.initial_states(q, v)
+        f_ext, _, _, ctx = system.loads(0.0, q, v, z)
         R = ctx.R[i]
         force, moment = R @ f_ext[i, :3], R @ f_ext[i, 3:]
-        return force, moment[2], system.outputs(0.0, (q, jnp.zeros(nv, q.dtype), system.initial_states(q, jnp.zeros(nv, q.dtype))))
+        return force, moment[2], system.outputs(0.0, (q, v, z))
 
-    force, yaw, outs = jax.vmap(at)(jnp.asarray(offsets, dtype=q0.dtype))
-    return np.asarray(force), np.asarray(yaw), {k: np.asarray(v) for k, v in outs.items()}
+    return jax.vmap(at)(offsets)
 
 
 def static_offset(system: System, body: str, q0, *, tol: float = 1e-6, max_iter: int = 50):

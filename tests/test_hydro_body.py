@@ -161,3 +161,16 @@ def test_tabulated_excitation_equals_direct_evaluation(barge, monkeypatch):
     ys_direct = run()
     for a, b in zip(ys, ys_direct):
         assert np.max(np.abs(a - b)) <= 1e-9 * max(1.0, float(np.max(np.abs(b))))
+
+
+def test_data_without_a_displaced_volume_take_the_mass_or_are_refused(barge):
+    """Data without a volume (a Capytaine file without disp_mass, a WAMIT file without VOL) gave zero
+    buoyancy while the heave stiffness stayed: the weight fell unbalanced, without a word.  Now a body
+    with a known mass floats on it (buoyancy m g exactly, 1e-12), and one with neither is refused."""
+    model, hd, full = barge
+    no_volume = eqx.tree_at(lambda h: h.displaced_volume, hd, jnp.full(1, jnp.nan))
+    with_mass = HydroBody.create(model, no_volume, bodies=("barge",), mass=MASS, radiation=False)
+    np.testing.assert_allclose(float(with_mass.buoyancy_wrench[2]), MASS * float(hd.g), rtol=1e-12)
+    neither = eqx.tree_at(lambda h: h.mass_matrix, no_volume, jnp.full((6, 6), jnp.nan))
+    with pytest.raises(mbd.JaxmbdError, match="neither its displaced volume .* nor its mass"):
+        HydroBody.create(model, neither, bodies=("barge",), radiation=False)

@@ -122,3 +122,22 @@ def test_the_mooring_command_writes_the_curve_and_the_offset(tmp_path, capsys):
     table = (tmp_path / "o" / "restoring.txt").read_text().splitlines()
     assert table[0].startswith("offset (m)\trestoring along the offset (N)") and len(table) == 6
     assert (tmp_path / "o" / "restoring.png").stat().st_size > 0
+
+
+def test_the_restoring_curve_compiles_once_per_system_structure():
+    """It compiled again on every call (about 23 s a call for one line): now other offsets and another
+    direction reuse the program (nothing traced on the second and third calls, so nothing compiled, from
+    the disk cache or not)."""
+    import jax
+
+    system, q0 = _spread()
+    restoring_curve(system, "hull", q0, np.linspace(0.0, 10.0, 3))
+    compiles = []
+    listener = lambda event, duration, **kw: compiles.append(event) if "jaxpr_trace" in event else None  # noqa: E731
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    try:
+        restoring_curve(system, "hull", q0, np.linspace(5.0, 20.0, 3))
+        restoring_curve(system, "hull", q0, np.linspace(5.0, 20.0, 3), direction=(0.0, 1.0))
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listener)
+    assert compiles == []

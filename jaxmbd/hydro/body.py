@@ -507,14 +507,13 @@ def create_hydro_body(
     Cb = C.copy()
     W = np.zeros(6 * nb)
     for k in range(nb):
-        vk = V[k] if np.isfinite(V[k]) else C[6 * k + 2, 6 * k + 2] * 0.0
         bk = cob[k] if np.all(np.isfinite(cob[k])) else np.asarray(hydro.reference_point[k], float)
         m_file = float(np.asarray(hydro.mass_matrix)[6 * k, 6 * k])
         c_file = np.asarray(hydro.centre_of_mass, float)[k]
-        if mass is not None:
-            mk = float(np.atleast_1d(mass)[k])
-        else:
-            mk = m_file if np.isfinite(m_file) else rho * vk
+        mk = float(np.atleast_1d(mass)[k]) if mass is not None else m_file
+        vk = _displaced_volume(hydro, bodies[k], V[k], mk, rho, hydrostatics)
+        if not np.isfinite(mk):
+            mk = rho * vk
         if com is not None:
             ck = np.asarray(com, float).reshape(nb, 3)[k]
         elif np.all(np.isfinite(c_file)):
@@ -576,6 +575,21 @@ def create_hydro_body(
 
 
 HydroBody.create = staticmethod(create_hydro_body)
+
+
+def _displaced_volume(hydro, body, volume, mass, rho, hydrostatics) -> float:
+    """The body's volume under the still water at rest: the data's, else its mass over ρ (floating at rest,
+    it displaces its mass); with neither, refused where the linear hydrostatics need it (zero buoyancy
+    under the whole weight, the heave stiffness kept, was the silent answer)."""
+    if np.isfinite(volume):
+        return float(volume)
+    if np.isfinite(mass):
+        return mass / rho
+    if hydrostatics == "linear":
+        raise InputError(f"{hydro.source}: body {body!r}: the data give neither its displaced volume (Capytaine's "
+                         "disp_mass, WAMIT's VOL) nor its mass, so its buoyancy is unknown; give its mass "
+                         "([[hydro]] mass, kg) or data with the volume")
+    return 0.0  # the non-linear hydrostatics integrate the pressure on the hull: no constant buoyancy
 
 
 def hydro_valid_ranges(element, model) -> tuple:
