@@ -151,12 +151,14 @@ def _run(args) -> int:
               "phase's max_duration and condition); leave --duration out", file=sys.stderr)
         return 2
     out.mkdir(parents=True, exist_ok=True)
-    res = run(loaded, start_of(loaded), seed=args.seed, duration=args.duration, n_realisations=args.realisations,
+    start = start_of(loaded)
+    res = run(loaded, start, seed=args.seed, duration=args.duration, n_realisations=args.realisations,
               progress=Progress("realisations" if loaded.scenario else "simulating"))
     if loaded.scenario:
         return _report_scenario(args, loaded, res, out)
     nc = _write_result(res, out / "result.nc")
-    return _summary(args, res.system, res.time, res.outputs, res.batched, res.excursions, float(res.attrs["duration_s"]), nc)
+    return _summary(args, res.system, res.time, res.outputs, res.batched, res.excursions, float(res.attrs["duration_s"]), nc,
+                    static_start=start.equilibrium)
 
 
 def _same_source(path: Path, system_file, explicit: bool):
@@ -184,7 +186,10 @@ def _write_result(res, path: Path) -> Path:
     return path
 
 
-def _summary(args, system, time, outputs, batched, found, duration, written, stationary=True) -> int:
+def _summary(args, system, time, outputs, batched, found, duration, written, stationary=True, static_start=True) -> int:
+    """The table of the per-realisation maxima.  A DAF (the mean maximum over the value at the start) is
+    given for tensions only where the start is the static load: a run from its static equilibrium in a
+    stationary sea."""
     from . import validity
     from .results import component_labels
     from .statistics import FIT_MIN_REALISATIONS, summarise_maxima
@@ -206,17 +211,21 @@ def _summary(args, system, time, outputs, batched, found, duration, written, sta
         else:
             continue
         for label, x, unit in series:
-            m = summarise_maxima(x if batched else x[None], duration, stationary=stationary, daf=label.endswith("tension"))
+            m = summarise_maxima(x if batched else x[None], duration, stationary=stationary,
+                                 daf=label.endswith("tension") and static_start)
             n_real = m.n
             rows.append([label, unit, f"{m.mean:.4g}", "n/a" if m.std is None else f"{m.std:.3g}", f"{m.p90:.4g}",
                          "" if m.daf is None else f"{m.daf:.3f}", "n/a" if m.mpm is None else f"{m.mpm:.4g}",
                          "n/a" if m.mpm_storm is None else f"{m.mpm_storm:.4g}"])
     print(_table(rows, ["output", "units", "mean of maxima", "std", "p90", "DAF", f"MPM {duration:g} s", "MPM 3 h"]))
+    if not static_start and stationary:
+        print("(no DAF: the run did not start from its static equilibrium, so its first values are no static load; "
+              "[simulation] static_equilibrium = true gives one)")
     if n_real is not None and n_real < FIT_MIN_REALISATIONS:
         print(f"(most probable maxima need at least {FIT_MIN_REALISATIONS} realisations; this run has {n_real})")
     else:
-        print(f"(statistics of the {n_real} per-realisation maxima; DAF: mean maximum over the value at the start, "
-              "the static load; MPM: mode of a Gumbel fit to them by moments, "
+        daf = "DAF: mean maximum over the value at the start, the static load; " if static_start and stationary else ""
+        print(f"(statistics of the {n_real} per-realisation maxima; {daf}MPM: mode of a Gumbel fit to them by moments, "
               f"for {duration:g} s" + (f" and, assuming independent {duration:g} s blocks, for a 3-hour storm)"
                                        if stationary else "; an operation is not a stationary storm: no 3-hour value)"))
     print(f"wrote {written}")

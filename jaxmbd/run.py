@@ -175,6 +175,7 @@ def run(case, start: Start | None = None, *, settings: RunSettings | None = None
         if check:
             result.excursions = validity.check(system, result.time, result.outputs, result.batched)
     result.attrs.update(run_attrs(case, settings, result, source))
+    result.attrs["start"] = "static equilibrium" if start.equilibrium else "as given"
     return result
 
 

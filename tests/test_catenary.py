@@ -147,7 +147,7 @@ def test_the_stiffness_of_a_four_line_spread_against_moorpy():
         R = ctx.R[0]
         return jnp.concatenate([R @ f_ext[0, :3], R @ f_ext[0, 3:]])
 
-    K = -np.asarray(jax.jacfwd(wrench)(jnp.zeros(6)))
+    K = -np.asarray(jax.jit(jax.jacfwd(wrench))(jnp.zeros(6)))  # one program: op by op it compiled each operation
     assert np.max(np.abs(K - K_moorpy)) < 1e-3 * np.max(np.abs(K_moorpy)), np.max(np.abs(K - K_moorpy))
 
 
