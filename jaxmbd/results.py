@@ -245,6 +245,9 @@ def _describe_sea(waves) -> str:
         for field in ("hs", "tp", "gamma"):
             if hasattr(spec, field):
                 out[f"{field}"] = float(getattr(spec, field))
+        if hasattr(waves, "energy_fraction"):  # what the band holds of it: the sea modelled
+            out["energy_fraction_in_band"] = waves.energy_fraction()
+            out["hs_modelled_m"] = waves.modelled_hs()
         return json.dumps(out)
     except (AttributeError, TypeError) as exc:  # a wave description of another kind
         return f"{type(waves).__name__} ({exc})"

@@ -174,6 +174,8 @@ def run(case, start: Start | None = None, *, settings: RunSettings | None = None
                           chunk_size=settings.chunk_size, progress=progress)
         if check:
             result.excursions = validity.check(system, result.time, result.outputs, result.batched)
+    if check:
+        result.excursions = result.excursions + validity.check_sea(system.waves, result.n_realisations)
     result.attrs.update(run_attrs(case, settings, result, source))
     result.attrs["start"] = "static equilibrium" if start.equilibrium else "as given"
     return result

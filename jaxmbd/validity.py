@@ -121,6 +121,24 @@ def check(system, time, outputs: dict, batched: bool) -> list[Excursion]:
     return found
 
 
+SEA_ENERGY_FRACTION = 0.99
+"""The share of the spectrum's energy a sea's frequency band must hold (its Hs then within 0.5 %)."""
+
+
+def check_sea(waves, n_realisations: int) -> list[Excursion]:
+    """The sea asked for against the sea modelled: a spectrum whose band [omega_min, omega_max] holds less
+    than :data:`SEA_ENERGY_FRACTION` of its energy (a short sea cut by the default band, a band limited
+    to the hydrodynamic data) is reported with the Hs the realisations carry."""
+    fraction = waves.energy_fraction() if waves is not None and hasattr(waves, "energy_fraction") else None
+    if fraction is None or fraction >= SEA_ENERGY_FRACTION:
+        return []
+    hs, modelled = float(waves.spectrum.hs), waves.modelled_hs()
+    return [Excursion("waves", f"the spectrum's energy in {waves.omega_min:g}-{waves.omega_max:g} rad/s ({100 * fraction:.1f} %)",
+                      f"the discretised spectrum (Hs {hs:g} m asked, {modelled:.3g} m modelled)",
+                      f">= {100 * SEA_ENERGY_FRACTION:g} % of the spectrum's energy (widen omega_min, omega_max)",
+                      1.0, n_realisations, n_realisations, 0.0, fraction)]
+
+
 def merge(per_realisation: list[list[Excursion]]) -> list[Excursion]:
     """One excursion per range over realisations each checked alone (a scenario's, on their own time grids)."""
     n = len(per_realisation)

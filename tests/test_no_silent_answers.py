@@ -535,3 +535,28 @@ def test_box_hull_deck_edge_and_bilge_are_checked(tmp_path):
     no_depth = HydroBody.create(base.model, read_capytaine(test_barge_path()), bodies=("barge",), radiation=False,
                                 hull_boxes=[(20.0, 10.0, 2.0)])
     assert [r.quantity for r in no_depth.valid_ranges(base.model)][-1] == "bilge of barge"
+
+
+@pytest.mark.parametrize("tp", [3.5, 4.0, 6.0, 25.0])
+def test_the_sea_modelled_is_the_sea_asked_for_or_the_run_says_so(tp):
+    """Asked for Hs 2 m, the default band (0.2-2.5 rad/s) carried 1.78 m at Tp 3.5 s and 1.88 m at 4 s and
+    the file said 2.0.  The band's share of the spectrum's energy and the Hs the realisations carry are
+    now part of the sea state (written with the result), and below 99 % of the energy the run reports it
+    as a range left.  The modelled Hs is what a realisation carries: 4 √(Σ a²/2) of one realisation
+    within 5 % (its frequencies are drawn inside their bins)."""
+    import jax
+
+    from jaxmbd import validity
+    from jaxmbd.hydro import JONSWAP, SeaState
+
+    sea = SeaState(spectrum=JONSWAP(2.0, tp))
+    fraction, modelled = sea.energy_fraction(), sea.modelled_hs()
+    found = validity.check_sea(sea, 4)
+    if abs(modelled / 2.0 - 1.0) > 0.005:
+        assert found and found[0].extreme == fraction and f"{modelled:.3g} m modelled" in found[0].model
+        assert found[0].realisations == 4 and "widen omega_min, omega_max" in found[0].line()
+    else:
+        assert not found
+    a = np.asarray(sea.realise(jax.random.key(7)).amplitude)
+    assert abs(4.0 * np.sqrt(np.sum(a**2) / 2.0) / modelled - 1.0) < 0.05
+    assert SeaState(spectrum=JONSWAP(2.0, tp), omega_min=0.05, omega_max=12.0, n_frequencies=600).energy_fraction() > 0.999

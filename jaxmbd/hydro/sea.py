@@ -45,6 +45,26 @@ class SeaState(eqx.Module):
         if self.spectrum is None and self.regular is None and self.current is None:
             raise InputError("a SeaState needs waves (`spectrum` or `regular`), a `current`, or both")
 
+    def energy_fraction(self) -> float | None:
+        """The share of the spectrum's energy (m0 = Hs²/16) inside [omega_min, omega_max]: what the
+        realisations can hold (Simpson's rule on 4,001 points; None for a regular wave or calm water)."""
+        if self.spectrum is None:
+            return None
+        w = np.linspace(self.omega_min, self.omega_max, 4001)
+        S = np.asarray(self.spectrum.density(w), float)
+        h = w[1] - w[0]
+        m0 = h / 3.0 * (S[0] + S[-1] + 4.0 * S[1:-1:2].sum() + 2.0 * S[2:-1:2].sum())
+        return float(m0 / (float(self.spectrum.hs) ** 2 / 16.0))
+
+    def modelled_hs(self) -> float | None:
+        """4 √m0 of the discretised spectrum, Σ S(ω_i) Δω over the bins' centres (m): the significant
+        wave height the realisations carry on average (None for a regular wave or calm water)."""
+        if self.spectrum is None:
+            return None
+        dw = (self.omega_max - self.omega_min) / self.n_frequencies
+        centres = self.omega_min + dw * (np.arange(self.n_frequencies) + 0.5)
+        return float(4.0 * np.sqrt(np.sum(np.asarray(self.spectrum.density(centres), float)) * dw))
+
     def realise(self, key) -> WaveComponents:
         c = self._waves(key)
         if self.current is None:
