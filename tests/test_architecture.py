@@ -170,3 +170,22 @@ def test_the_version_is_written_once():
     assert importlib.metadata.version("jaxmbd") == jaxmbd.__version__
     text = (ROOT.parent / "pyproject.toml").read_text(encoding="utf-8")
     assert 'dynamic = ["version"]' in text and "\nversion =" not in text.split("[tool.setuptools.dynamic]")[0]
+
+
+def test_importing_the_package_computes_nothing():
+    """jax.distributed.initialize must come before any computation: a multi-process sweep imports jaxmbd
+    first.  An array made at import (a default built with jnp) broke it; every module is imported here in a
+    fresh process, then the distributed runtime starts (one process)."""
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    modules = sorted({f"jaxmbd.{p.relative_to(ROOT).with_suffix('').as_posix().replace('/', '.')}".removesuffix(".__init__")
+                      for p in ROOT.rglob("*.py") if p.name != "__main__.py"})
+    code = (f"import importlib\nfor m in {modules!r}: importlib.import_module(m)\nimport jax\n"
+            f"jax.distributed.initialize(coordinator_address='127.0.0.1:{port}', num_processes=1, process_id=0)\nprint('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-2000:]

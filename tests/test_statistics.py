@@ -37,12 +37,12 @@ def test_the_phase_table_counts_a_ropes_slack_spells_and_snaps():
     with the snap's peak (the tension record is written here, the table only reads it)."""
     import types
 
-    from jaxmbd.scenario import ScenarioResult
+    from jaxmbd.results import Result
 
     t = np.linspace(0.0, 20.0, 2001)
     T = np.where(t < 10.0, 100.0, 100.0 + 150.0 * np.sin(2 * np.pi * (t - 10.0) / 5.0))
     system = types.SimpleNamespace(output_units=lambda: {"hoist/tension": "N"})
-    res = ScenarioResult(system, t, np.zeros((t.size, 1)), np.zeros((t.size, 1)), np.zeros((t.size, 0)),
-                         {"hoist/tension": T}, phase=(t >= 10.0).astype(int), phase_names=("hold", "swing"))
+    res = Result(system, t, np.zeros((t.size, 1)), np.zeros((t.size, 1)), np.zeros((t.size, 0)),
+                 {"hoist/tension": T}, phase=(t >= 10.0).astype(int), phase_names=("hold", "swing"))
     rows = res.phase_table(["hoist/tension"]).splitlines()
     assert rows[1].split()[-2:] == ["0", "-"] and rows[2].split()[-2:] == ["2", "250"], rows

@@ -111,7 +111,7 @@ WAVE_KEYS = keys(
     Key("height", "number", "m", doc="crest-to-trough height (regular), > 0", default_text="required (regular)"),
     Key("period", "number", "s", doc="period (regular), > 0", default_text="required (regular)"),
     Key("phase_deg", "number", "deg", _deg(default_of(RegularWave, "phase")), "regular wave phase"),
-    Key("direction_deg", "number", "deg", _deg(default_of(SeaState, "mean_direction")),
+    Key("direction_deg", "number", "deg", _deg(default_of(realise, "mean_direction")),  # (SeaState's is an array)
         "(mean) direction of travel, from +x towards +y"),
     Key("n_frequencies", "integer", "", default_of(SeaState, "n_frequencies"), "components per realisation"),
     Key("omega_min", "number", "rad/s", default_of(SeaState, "omega_min"), "lowest frequency"),
