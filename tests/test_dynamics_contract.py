@@ -110,6 +110,9 @@ def test_inverse_dynamics_mass_matrix_and_gravity_agree_with_each_other(model):
     r = evaluate(q, v, tau, fext, extra)
     assert rel(r["tau"], tau) < RTOL
     assert rel(r["Mvt"], r["M0"]) < RTOL
-    assert rel(r["M"] @ r["a"] + r["h"], tau) < RTOL
+    # M a + h = τ multiplies back an acceleration solved from M: its rounding grows with M's condition
+    # number (the hull's tonnes beside the floats' kilograms), as no other relation here does
+    cond = float(np.linalg.cond(np.asarray(r["M"])))
+    assert rel(r["M"] @ r["a"] + r["h"], tau) < max(RTOL, 10 * cond * np.finfo(float).eps)
     assert rel(r["g"], r["g_rnea"]) < RTOL
     assert rel(r["dense"], r["a"]) < RTOL
