@@ -59,11 +59,19 @@ def simulate(system, duration=None, **kwargs):
     """Simulate a :class:`System` or a loaded system file (:func:`load_system`).
 
     For a loaded file, its settings (duration, integrator, realisations, static
-    equilibrium start, seed) are the defaults and keyword arguments override them;
-    see :func:`jaxmbd.simulation.simulate` for the arguments.
+    equilibrium start, seed) are the defaults and keyword arguments override them
+    (:func:`jaxmbd.run.run`: ``hs``, ``tp``, ``heading``, ``seed``, ``key``, ``duration``,
+    ``n_realisations``, ``save_dt``, ``integrator``); ``q0``, ``v0``, ``z0`` start it there instead of
+    at the file's start.  For a System see :func:`jaxmbd.simulation.simulate` for the arguments.
     """
     if isinstance(system, LoadedSystem):
+        from .run import Start
+
         if duration is not None:
             kwargs["duration"] = duration
-        return system.run(**kwargs)
+        given = {k: kwargs.pop(k) for k in ("q0", "v0", "z0") if k in kwargs}
+        start = None
+        if given:
+            start = Start(given.get("q0", system.q0), given.get("v0"), given.get("z0"))
+        return system.run(start, **kwargs)
     return _simulate(system, duration, **kwargs)

@@ -85,7 +85,14 @@ def forward_jit(fun=None, *, jit=eqx.filter_jit, **kwargs):
 
     @functools.wraps(fun)
     def call(*args, **kw):
-        return (tuned if _top_level_on_cpu((args, kw)) else plain)(*args, **kw)
+        if not _top_level_on_cpu((args, kw)):
+            return plain(*args, **kw)
+        try:
+            return tuned(*args, **kw)
+        except ValueError as exc:  # staged inside another trace whose values reach it only by closure
+            if "compiler_options" not in str(exc):
+                raise
+            return plain(*args, **kw)
 
     return call
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import xarray as xr
+
+if TYPE_CHECKING:  # xarray is imported where a dataset is made: importing jaxmbd does not load it
+    import xarray as xr
 
 from .errors import InputError
 
@@ -159,6 +161,8 @@ def result_to_dataset(result) -> xr.Dataset:
     """Dataset with dims (realisation,) time, q_coord, v_coord and one variable per output, each with
     ``units`` and ``long_name``; vector outputs have a labelled dimension (``dof``, ``component``,
     ``xyz``)."""
+    import xarray as xr
+
     from . import __version__
 
     system = result.system

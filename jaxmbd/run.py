@@ -99,11 +99,26 @@ def with_sea_state(system: System, *, hs=None, tp=None, heading=None) -> System:
         new = (spec.hs if hs is None else jnp.asarray(hs, dtype=dtype), spec.tp if tp is None else jnp.asarray(tp, dtype=dtype))
         waves = eqx.tree_at(lambda w: (w.spectrum.hs, w.spectrum.tp), waves, new)
     if heading is not None:
+        _check_heading(system, waves, float(heading))
         if waves.regular is not None:
             waves = eqx.tree_at(lambda w: w.regular.direction, waves, jnp.asarray(heading, dtype=jnp.result_type(waves.regular.direction)))
         else:
             waves = eqx.tree_at(lambda w: w.mean_direction, waves, jnp.asarray(heading, dtype=jnp.result_type(waves.mean_direction)))
     return eqx.tree_at(lambda s: s.waves, system, waves)
+
+
+def _check_heading(system: System, waves, heading: float):
+    """A new heading against every hydrodynamic table: inside the run it is traced, and a table would clamp
+    a heading it does not cover without a word (the file's own heading is checked when it is read)."""
+    m = 1 if waves.regular is not None else waves.n_directions
+    dirs = np.array([heading]) if m == 1 else heading + np.linspace(-0.5 * np.pi, 0.5 * np.pi, 2 * m + 1)
+    for f in system.forces:
+        hydro = getattr(f, "hydro", None)
+        if hydro is not None and hasattr(hydro, "check_headings"):
+            try:
+                hydro.check_headings(dirs)
+            except ValueError as exc:
+                raise RunError(f"{system.name}: heading {np.degrees(heading):g} deg: {exc} (element {f.name!r})") from None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -136,10 +151,16 @@ def settings_of(case, **overrides) -> RunSettings:
     n = s.n_realisations if n is None else n
     base = RunSettings(duration=s.duration, save_dt=s.save_dt, integrator=case.integrator,
                        n_realisations=(n or 1) if case.system.waves is not None else None, seed=s.seed)
-    unknown = set(overrides) - {f.name for f in dataclasses.fields(RunSettings)}
+    return _replace(base, overrides)
+
+
+def _replace(settings: RunSettings, overrides: dict) -> RunSettings:
+    """``settings`` with the overrides that are not None; an unknown name is one line."""
+    names = [f.name for f in dataclasses.fields(RunSettings)]
+    unknown = sorted(set(overrides) - set(names))
     if unknown:
-        raise InputTypeError(f"run: unknown setting(s) {sorted(unknown)}; expected {[f.name for f in dataclasses.fields(RunSettings)]}")
-    return dataclasses.replace(base, **{k: v for k, v in overrides.items() if v is not None})
+        raise InputTypeError(f"run: unknown setting(s) {unknown}; expected {names}")
+    return dataclasses.replace(settings, **{k: v for k, v in overrides.items() if v is not None})
 
 
 def run(case, start: Start | None = None, *, settings: RunSettings | None = None, scenario=None, source=None,
@@ -154,14 +175,19 @@ def run(case, start: Start | None = None, *, settings: RunSettings | None = None
     range of validity (:mod:`jaxmbd.validity`; the excursions go to ``result.excursions`` and the
     attributes).  ``progress(done, total)`` after each batch of realisations (or each scenario realisation)."""
     system = getattr(case, "system", case)
-    if settings is None:
-        settings = settings_of(case, **overrides) if hasattr(case, "simulation") else RunSettings(**overrides)
-    elif overrides:
-        settings = dataclasses.replace(settings, **overrides)
     if scenario is None and getattr(case, "scenario", None):
         scenario = case.build_scenario()
+    if scenario is not None and overrides.get("duration") is not None:
+        raise RunError(f"{system.name}: a scenario's phases set its duration (each phase's max_duration and "
+                       "condition); leave duration out")
+    if settings is None:
+        settings = settings_of(case, **overrides) if hasattr(case, "simulation") else _replace(RunSettings(), overrides)
+    elif overrides:
+        settings = _replace(settings, overrides)
     if start is None:
         start = start_of(case) if hasattr(case, "simulation") else Start(system.model.neutral())
+    elif not isinstance(start, Start):
+        start = Start(start)  # a configuration q0
     system = with_sea_state(system, hs=settings.hs, tp=settings.tp, heading=settings.heading)
     if scenario is not None:
         result = _run_phases(system, start, settings, scenario, progress, check)
@@ -185,7 +211,10 @@ def _run_phases(system: System, start: Start, settings: RunSettings, scenario, p
     """Each realisation through the scenario's phases (their ends are events of the state, so each has its
     own time grid); one realisation: an unbatched result, several: padded and stacked."""
     n = settings.n_realisations
-    keys = jax.random.split(settings.prng_key(), n) if (n and system.waves is not None) else [None]
+    if system.waves is None:
+        keys = [None]
+    else:  # one realisation without a count: the seed's own key, as a plain run takes it
+        keys = jax.random.split(settings.prng_key(), n) if n else [settings.prng_key()]
     y0 = start.state(system)
     runs, found = [], []
     for r, key in enumerate(keys):
@@ -209,7 +238,8 @@ def _stack(runs: list[Result], excursions) -> Result:
 
     def pad(a, fill):
         a = np.asarray(a)
-        out = np.full((n_t,) + a.shape[1:], fill, dtype=np.result_type(a.dtype, type(fill)))
+        dtype = a.dtype if np.issubdtype(a.dtype, np.floating) else np.result_type(a.dtype, type(fill))
+        out = np.full((n_t,) + a.shape[1:], fill, dtype=dtype)
         out[: a.shape[0]] = a
         return out
 
@@ -236,8 +266,6 @@ def run_attrs(case, settings: RunSettings, result: Result, source=None) -> dict:
             attrs["system_file_text"] = Path(path).read_text(encoding="utf-8-sig")
         except OSError:
             pass
-    if result.phase is not None:
-        attrs["phases"] = list(result.phase_names)
     return attrs | validity.to_attrs(result.excursions)
 
 

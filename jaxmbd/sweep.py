@@ -29,10 +29,13 @@ import socket
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import jax
 import numpy as np
-import xarray as xr
+
+if TYPE_CHECKING:  # xarray is imported where a dataset is made or read
+    import xarray as xr
 
 from . import __version__
 from .errors import JaxmbdError
@@ -136,6 +139,8 @@ def _data_checksum(ds: xr.Dataset) -> str:
 
 def _read_cell(path: Path):
     """(dataset loaded in memory, its key) of a cell file; None where the file is damaged."""
+    import xarray as xr
+
     try:
         with xr.open_dataset(path, engine="h5netcdf") as ds:
             ds = ds.load()
@@ -166,6 +171,8 @@ def run_cell(system: System, start, settings: SweepSettings, i: int, j: int) -> 
 
 def cell_maxima(result: Result, settings: SweepSettings, i: int, j: int) -> xr.Dataset:
     """The per-realisation maxima of every scalar output of a cell's run: what the cell file keeps."""
+    import xarray as xr
+
     data = {}
     for name, val in result.outputs.items():
         val = np.asarray(val)
@@ -283,6 +290,8 @@ def operability(settings: SweepSettings, out_dir, *, keys: dict | None = None) -
     """Statistic of each limited output per cell, and whether every limit holds (``operable``).
 
     ``keys`` (cell -> :func:`cell_key`): each cell file must carry its key, else :class:`SweepError`."""
+    import xarray as xr
+
     out = Path(out_dir)
     shape = (len(settings.hs), len(settings.tp))
     stats = {name: np.full(shape, np.nan) for name in settings.limits}

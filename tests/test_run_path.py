@@ -157,3 +157,37 @@ def test_sea_state_overrides_are_data(tmp_path):
     with pytest.raises(mbd.JaxmbdError, match="needs irregular waves"):
         run_module.with_sea_state(loaded.system.__class__(loaded.system.model, loaded.system.forces), hs=1.0)
     assert jnp.isfinite(res.q).all()
+
+
+def test_a_run_says_what_it_cannot_take(tmp_path):
+    """A duration given to a scenario (its phases set it), a heading the hydrodynamic data do not cover (the
+    table would clamp it inside the run), an unknown setting: one line each."""
+    from jaxmbd.hydro import JONSWAP, SeaState, read_capytaine, test_barge_path
+    from jaxmbd.hydro.body import HydroBody
+    from jaxmbd.model import Body, ModelBuilder
+
+    scenario = mbd.load_system(_file(tmp_path, BOOM + SCENARIO.replace("10.0", "0.5"), "scenario.toml"))
+    with pytest.raises(run_module.RunError, match="leave duration out"):
+        scenario.run(duration=3.0)
+    with pytest.raises(mbd.JaxmbdError, match="unknown setting"):
+        scenario.run(hz=1.0)
+    b = ModelBuilder(source="barge")
+    b.add_body("barge", body=Body(410e3, (0, 0, 0), np.eye(3) * 1e7), joint=mbd.Free())
+    model = b.build()
+    hydro = read_capytaine(test_barge_path())
+    system = mbd.System(model, (HydroBody.create(model, hydro, bodies=("barge",), radiation=False),),
+                        waves=SeaState(spectrum=JONSWAP(1.0, 8.0), n_frequencies=4))
+    assert not hydro.heading_periodic  # the test barge's table covers part of the circle
+    outside = float(hydro.heading_range[1] + np.radians(30.0))
+    run_module.with_sea_state(system, heading=float(hydro.heading_range[0]))  # inside: taken
+    with pytest.raises(run_module.RunError, match="heading"):
+        run_module.with_sea_state(system, heading=outside)
+
+
+def test_simulate_of_a_loaded_file_takes_a_start(tmp_path):
+    """jaxmbd.simulate(loaded, q0=...) passed q0 to the simulator; it still starts there (no equilibrium)."""
+    loaded = mbd.load_system(_file(tmp_path, BOOM.replace("duration = 10.0", "duration = 0.5")))
+    res = mbd.simulate(loaded, q0=loaded.q0, n_realisations=1)
+    assert res.attrs["start"] == "as given"
+    tip = np.asarray(res.realisation(0).outputs["boom/tip_deflection"])[:, 2]
+    assert tip[0] == 0.0 and tip[-1] < 0.0  # straight at the start, and it falls

@@ -63,3 +63,12 @@ def test_forward_jit_at_the_top_level_and_nested():
     q, v, tau, fext, _ = inputs(model, rng)
     g = jax.jit(jax.grad(lambda x: dynamics.forward_dynamics_jit(model, q.at[-1].add(x), v, tau, fext).sum()))
     assert np.isfinite(float(g(0.1)))
+
+
+def test_forward_jit_inside_a_trace_that_reaches_it_by_closure():
+    """Inside a user's jit whose values reach the function only by closure, no argument is traced, yet the
+    call is staged: XLA would refuse the options there, so the plain program runs."""
+    f = _xla.forward_jit(lambda x, n: jnp.sin(x) * n)
+    x = jnp.asarray(2.0)
+    out = jax.jit(lambda y: f(x, 3) + y)(1.0)
+    np.testing.assert_allclose(float(out), 3 * np.sin(2.0) + 1.0, rtol=1e-15)
