@@ -210,7 +210,6 @@ def result_to_dataset(result) -> xr.Dataset:
     if system.waves is not None:
         attrs["sea_state"] = _describe_sea(system.waves)
     if result.phase is not None:
-        attrs["phase_names"] = json.dumps(list(result.phase_names))
         attrs["events"] = json.dumps(_events(result.events))
     attrs.update({k: (v if isinstance(v, (str, int, float)) else json.dumps(v)) for k, v in result.attrs.items()})
     return xr.Dataset(data, coords=coords, attrs=attrs)
