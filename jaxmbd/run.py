@@ -110,8 +110,7 @@ def with_sea_state(system: System, *, hs=None, tp=None, heading=None) -> System:
 def _check_heading(system: System, waves, heading: float):
     """A new heading against every hydrodynamic table: inside the run it is traced, and a table would clamp
     a heading it does not cover without a word (the file's own heading is checked when it is read)."""
-    m = 1 if waves.regular is not None else waves.n_directions
-    dirs = np.array([heading]) if m == 1 else heading + np.linspace(-0.5 * np.pi, 0.5 * np.pi, 2 * m + 1)
+    dirs = waves.headings(heading)
     for f in system.forces:
         hydro = getattr(f, "hydro", None)
         if hydro is not None and hasattr(hydro, "check_headings"):
@@ -202,8 +201,7 @@ def run(case, start: Start | None = None, *, settings: RunSettings | None = None
             result.excursions = validity.check(system, result.time, result.outputs, result.batched)
     if check:
         result.excursions = result.excursions + validity.check_sea(system.waves, result.n_realisations)
-    result.attrs.update(run_attrs(case, settings, result, source))
-    result.attrs["start"] = "static equilibrium" if start.equilibrium else "as given"
+    result.attrs.update(run_attrs(case, settings, result, start, source))
     return result
 
 
@@ -251,12 +249,13 @@ def _stack(runs: list[Result], excursions) -> Result:
                   events=[r.events for r in runs], phase_names=first.phase_names)
 
 
-def run_attrs(case, settings: RunSettings, result: Result, source=None) -> dict:
+def run_attrs(case, settings: RunSettings, result: Result, start: Start, source=None) -> dict:
     """The attributes of a run's result, in one place: the system file (path and text), the seed, the
     realisations, the duration and the ranges of validity left.  The sea state that ran and the version
     are written with the dataset (:func:`jaxmbd.results.result_to_dataset`), from the result's system."""
     path = source if source is not None else getattr(case, "path", None)
-    attrs = {"seed": int(settings.seed) if settings.key is None else "explicit key",
+    attrs = {"start": "static equilibrium" if start.equilibrium else "as given",
+             "seed": int(settings.seed) if settings.key is None else "explicit key",
              "realisations": int(result.n_realisations),
              "duration_s": float(settings.duration) if result.phase is None else float(
                  np.nanmax(result.time) - np.nanmin(result.time))}

@@ -277,15 +277,8 @@ def _check_headings(reader, f, hydro, waves):
     directions are traced, so the table would silently clamp a heading it does not cover."""
     if waves is None or (waves.regular is None and waves.spectrum is None):  # none, or a current in calm water
         return
-    if waves.regular is not None:
-        dirs = np.atleast_1d(float(waves.regular.direction))
-        wmax = float(waves.regular.omega)
-    else:
-        mean = float(waves.mean_direction)
-        m = waves.n_directions
-        # realise() puts m bins over mean ± π/2 and may draw anywhere inside them
-        dirs = np.array([mean]) if m == 1 else mean + np.linspace(-0.5 * np.pi, 0.5 * np.pi, 2 * m + 1)
-        wmax = waves.omega_max
+    dirs = waves.headings()
+    wmax = float(waves.regular.omega) if waves.regular is not None else waves.omega_max
     try:
         hydro.check_headings(dirs)
     except ValueError as exc:

@@ -45,6 +45,16 @@ class SeaState(eqx.Module):
         if self.spectrum is None and self.regular is None and self.current is None:
             raise InputError("a SeaState needs waves (`spectrum` or `regular`), a `current`, or both")
 
+    def headings(self, mean=None) -> np.ndarray:
+        """Every direction (rad) a realisation may draw about ``mean`` (default: the sea's own): the regular
+        wave's, or for ``n_directions`` bins over mean ± π/2 their edges and centres (a draw lies anywhere in
+        a bin), for checking against a hydrodynamic table."""
+        if self.regular is not None:
+            return np.atleast_1d(float(self.regular.direction if mean is None else mean))
+        mean = float(self.mean_direction if mean is None else mean)
+        m = self.n_directions
+        return np.array([mean]) if m == 1 else mean + np.linspace(-0.5 * np.pi, 0.5 * np.pi, 2 * m + 1)
+
     def energy_fraction(self) -> float | None:
         """The share of the spectrum's energy (m0 = Hs²/16) inside [omega_min, omega_max]: what the
         realisations can hold (Simpson's rule on 4,001 points; None for a regular wave or calm water)."""
