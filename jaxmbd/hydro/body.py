@@ -193,6 +193,8 @@ class HydroBody(ForceElement):
 
     # -- structure -----------------------------------------------------------------
 
+    smooth_at_rest = property(lambda self: self.hydrostatics == "linear")  # a non-linear hull's panels meet the waterline
+
     @property
     def n_states(self) -> int:
         return 0 if self.radiation is None else self.radiation.n_states
@@ -497,7 +499,8 @@ def create_hydro_body(
         if np.max(np.abs(np.asarray(Rw[i]) - np.eye(3))) > 1e-6:
             raise InputError(
                 f"hydro element {name!r}: body {b!r} is rotated at rest; hydrodynamic bodies must have "
-                "their axes parallel to the world's in q_equilibrium"
+                "their axes parallel to the world's at rest (q_equilibrium; in a system file, the body's joint frame, "
+                "its placement's rpy_deg with the joint at zero)"
             )
         ref_body.append(ref_world[k] - np.asarray(pw[i]))
     rho, g = float(hydro.rho), float(hydro.g)

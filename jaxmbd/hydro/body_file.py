@@ -125,14 +125,53 @@ def _hydro_element(reader, h, f, k):
     modes = {key: r.string(h, f, key, K[key], choices=("linear", "nonlinear")) for key in ("hydrostatics", "froude_krylov")}
     hulls = _hulls(reader, h, f, src, nb, modes["hydrostatics"] == "nonlinear")
     try:
-        return HydroBody.create(
-            reader.model, hydro, name=name, bodies=tuple(bodies), q_equilibrium=reader.q0, origin=origin,
+        element = HydroBody.create(
+            reader.model, hydro, name=name, bodies=tuple(bodies), q_equilibrium=rest_configuration(reader.model, reader.q0, bodies),
+            origin=origin,
             radiation=radiation, radiation_tol=tol, mass=mass, com=com, linear_damping=lin,
             quadratic_drag=quad, excitation=excitation, ramp_time=ramp, added_mass_inf=ainf,
             body_to_body=body_to_body, hull_boxes=hull_boxes, hulls=hulls, **modes,
         )
     except (HydroDataError, ValueError, np.linalg.LinAlgError) as exc:
         r.fail(f, str(exc))
+    _check_start_heading(reader, bodies)
+    return element
+
+
+START_YAW_DEG = 15.0
+"""How far a hydrodynamic body may start yawed from the heading its data describe it at: the linear
+model's small angles (its roll and pitch range too)."""
+
+
+def _check_start_heading(reader, bodies):
+    """A start yawed far from rest is refused: the data's excitation and radiation hold at the rest heading,
+    and the linear model's yaw is a small angle; turning the sea is the way to meet it from another side."""
+    from ..kinematics import forward_kinematics
+
+    R = np.asarray(forward_kinematics(reader.model, reader.q0)[0])
+    for b in bodies:
+        Rb = R[reader.model.index(b)]
+        yaw = float(np.degrees(np.arctan2(Rb[1, 0], Rb[0, 0])))
+        if abs(yaw) > START_YAW_DEG:
+            reader.r.fail(reader.origin_of.get(b, "bodies"),
+                          f"body {b!r} starts yawed {yaw:.3g}° from the heading its hydrodynamic data describe it at; the "
+                          f"linear model holds within ±{START_YAW_DEG:g}°: turn the waves instead ([waves] direction_deg, "
+                          "or the run's heading)")
+
+
+def rest_configuration(model, q0, bodies):
+    """The configuration at which the hydrodynamic ``bodies`` float as their data put them: ``q0`` with the
+    joints of each body and of the bodies above it at their neutral values (zero offsets and angles,
+    identity quaternions), so the body's frame at rest is its joint's frame, and ``origin`` places the
+    BEM frame in the world.  A start away from it (``q0_xyz``, a heel) is a displacement from rest that
+    the run carries, not a new rest; the other bodies keep their ``q0`` relative to their parents."""
+    q = np.asarray(q0, dtype=float).copy()
+    neutral = np.asarray(model.neutral(), dtype=float)
+    for b in bodies:
+        for i in model.ancestors(model.index(b)):
+            s = model.q_slice(i)
+            q[s] = neutral[s]
+    return q
 
 
 def _hulls(reader, h, f, src, nb, nonlinear):
