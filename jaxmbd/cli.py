@@ -464,9 +464,15 @@ def _stability(args) -> int:
                 fig.tight_layout()
                 fig.savefig(stem.with_suffix(".png"), dpi=110)
                 plt.close(fig)
+                deck = _angle(c.deck_edge_immersion_deg)
+                if c.deck_edge_immersion_deg == 0.0:
+                    other = "heel" if axis == "pitch" else "trim"
+                    deck = f"under water already upright (the free {other} puts it there)"
                 print(f"{body} ({axis}): GM {c.gm:.3f} m, static list {_angle(c.equilibrium_heel_deg)}, "
                       f"max righting arm {c.max_gz:.3f} m at {c.angle_of_max_gz_deg:.1f} deg, "
-                      f"deck-edge immersion {_angle(c.deck_edge_immersion_deg)}, vanishing stability {_angle(c.vanishing_stability_deg)}")
+                      f"deck-edge immersion {deck}, vanishing stability {_angle(c.vanishing_stability_deg)}")
+                if c.unconverged():
+                    print(f"WARNING: {body} ({axis}): {c.unconverged()}")
                 print(f"wrote {stem.with_suffix('.txt')} and {stem.with_suffix('.png')}")
     return 0
 
@@ -497,7 +503,7 @@ def _mooring(args) -> int:
     # the restoring of everything but the steady loads (which the offset below balances)
     from .system import System
 
-    restoring = System(system.model, tuple(f for f in system.forces if f.kind != "steady_force"), waves=system.waves,
+    restoring = System(system.model, tuple(f for f in system.forces if f.kind != "steady_force"), waves=system.waves, loops=system.loops,
                        name=system.name)
     force, yaw, outs = restoring_curve(restoring, body, q0, offsets, (np.cos(heading), np.sin(heading)))
     along = force[:, 0] * np.cos(heading) + force[:, 1] * np.sin(heading)

@@ -85,6 +85,14 @@ class Probe:
                 if tail in out:
                     return out[tail]
                 raise ScenarioError(f"element {head!r} has no output {tail!r}; it has {sorted(out)}")
+        if head in [lp.name for lp in self.system.loops]:  # from the system's constrained solve
+            from .system import Inputs
+
+            ctx = self.ctx
+            out = self.system.outputs(ctx.t, (ctx.q, ctx.v, self.z), Inputs(ctx.waves, ctx.prepared, ctx.params), only=(head,))
+            if name in out:
+                return out[name]
+            raise ScenarioError(f"loop {head!r} has no output {tail!r}; it has {sorted(k.split('/', 1)[1] for k in out)}")
         raise ScenarioError(_unknown_output(name, self.system))
 
 
@@ -102,7 +110,7 @@ def _unknown_output(name, system):
     m = system.model
     return (f"unknown output {name!r}: expected 'time', '<body>/<{'|'.join(_BODY_SIGNALS)}>' with bodies "
             f"{list(m.body_names)}, '<joint>/q|v' with joints {list(m.joint_names)}, or '<element>/<output>' "
-            f"with elements {[f.name for f in system.forces]}")
+            f"with elements {[f.name for f in system.elements]}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -250,11 +258,9 @@ def check_signal(name: str, system: System):
         return
     if head in m.body_names and tail in _BODY_SIGNALS:
         return
-    names = [f.name for f in system.forces]
-    if head in names:
-        q, v, z = initial_state(system)
-        out = jax.eval_shape(lambda: system.forces[names.index(head)].outputs(
-            system.context(0.0, q, v), z[system.state_slices()[names.index(head)]]))
+    if head in [f.name for f in system.elements]:
+        y = initial_state(system)
+        out = {k.split("/", 1)[1]: o for k, o in jax.eval_shape(lambda: system.outputs(0.0, y, only=(head,))).items()}
         if tail in out:
             return
         raise ScenarioError(f"element {head!r} has no output {tail!r}; it has {sorted(out)}")

@@ -214,8 +214,8 @@ def floating_crane(waves=None, *, rope_EA=1.2e9, rope_damping=1.2e5, ramp_time=3
 
         cut = Loop(name="cut", body_a="link2", point_a=jnp.asarray([0.0, 0.0, -60.0]), body_b="cargo",
                    point_b=jnp.asarray([0.0, -8.0, 0.0]))
-        system = System(model, (hb, cut, moor), waves=waves, name="floating_crane_links",
-                        report_joints=("boom1_foot", "boom2_foot", "cargo_hook"))
+        system = System(model, (hb, moor), waves=waves, name="floating_crane_links",
+                        report_joints=("boom1_foot", "boom2_foot", "cargo_hook"), loops=(cut,))
         return system, model.neutral()
     ropes = tuple(
         WireRope(name=f"hoist{k}", body_a=f"boom{k}", point_a=jnp.asarray(tip_local[k]), body_b="cargo",

@@ -46,17 +46,21 @@ out from the tree's kinematics and bias accelerations (:meth:`Loop.terms`); the 
 axes; body b feels its opposite at its point), ``moment`` (3,) N m (world axes, on body a),
 ``error`` m (how far the points are apart; a prismatic's: b's point off a's axis), ``residual`` (the
 solve's relative residual: above 1e-6 the loops cannot hold together here, and a run says so) and
-``conditioning`` (the smallest Cholesky pivot of the rows' Schur complement, scaled to a unit
-diagonal, over the largest: below 1e-8 the loops are near a singular configuration, where their rows become
-dependent, and their forces are not unique; a run says so).
+``conditioning`` (the smallest Cholesky pivot of the rows' Schur complement over the largest, each
+loop's points' rows scaled by one number and each direction row by its own: below 1e-4 the loops are
+near a singular configuration, and a run says so).
 
-Singular configurations.  A row that loses its stiffness at a configuration (a strut along the arm it
-holds) is empty there: it gets no force, and if it is asked to accelerate (the linkage moving through
-the dead point) the residual says the loop cannot hold.  Rows that become nearly dependent (two
-struts holding a body coming into line) give a small conditioning: their multipliers grow as the
-configuration nears the singular one and lose digits, and the motion stays finite.  A row that only
-becomes small (a toggle near its dead point) keeps its conditioning: its large force is the
-mechanism's real mechanical advantage, and it is computed to full precision.
+Singular configurations.  The conditioning falls as the square of the angle to one: 0.87 θ² for a
+parallelogram four-bar θ from lying flat (tests/test_loops.py), so 1e-4 is about half a degree.  At a
+dead point a row loses its stiffness against its siblings (the parallelogram flat: every lever arm lies
+along one row's direction): its force grows as the configuration nears it, the geometry no longer decides
+which way the linkage goes on (a parallelogram may fold into an antiparallelogram), and a row with no
+stiffness left gets no force; if it is asked to accelerate there (a pendulum moving through the line of
+a strut that holds it), the residual says the loop cannot hold.  Rows that become nearly dependent (two
+struts holding a body coming into line) give a small conditioning too: their multipliers grow and lose
+digits, and the motion stays finite.  A loop of one row (a strut) is its own scale: a strut near its
+dead point keeps its conditioning, and its large force (the toggle's mechanical advantage) is computed
+to full precision; the residual reports it when the strut can no longer hold.
 """
 
 from __future__ import annotations
@@ -71,7 +75,7 @@ import numpy as np
 from .errors import InputError
 from .fields import parameter, setting
 from .kinematics import Kinematics
-from .system import Context, Contribution, ForceElement
+from .system import Context, Element
 from .validity import ValidRange
 
 LOOP_KINDS = ("ball", "revolute", "prismatic", "weld", "distance")
@@ -114,7 +118,7 @@ class _Side(NamedTuple):
     alpha: jax.Array | None = None
 
 
-class Loop(ForceElement):
+class Loop(Element):
     """A cut joint closing a kinematic loop (:mod:`jaxmbd.loops`; docs/system_file.md, ``[[loops]]``): body
     a's ``point_a`` on body b's ``point_b`` (body frames; a world point for ``"world"``), and for a
     ``revolute`` the axes kept parallel; a ``prismatic`` keeps b's point on a's axis and the two bodies'
@@ -122,9 +126,10 @@ class Loop(ForceElement):
     parallel."""
     validity_doc: ClassVar[tuple] = (  # (entry, range, beyond it): the docs' validity table
         ('`[[loops]]`',
-         "the loop's points within 1 mm (`error`); the solve's residual under 1e-6; its conditioning above 1e-8",
+         "the loop's points within 1 mm (`error`); the solve's residual under 1e-6; its conditioning above 1e-4 "
+         "(about half a degree from a dead point)",
          "a step too coarse for the drift's correction; loops that cannot hold together (in conflict, or moving through a dead point); a "
-         'singular configuration (rows nearly dependent: the loop forces not unique)'),
+         'singular configuration (a dead point, or rows nearly dependent: the loop forces amplified and not unique)'),
     )
 
     kind: ClassVar[str] = "loop"
@@ -158,6 +163,14 @@ class Loop(ForceElement):
     @property
     def n_rows(self) -> int:
         return _ROWS[self.joint]
+
+    @property
+    def row_kinds(self) -> tuple:
+        """Each row's kind: 0 for the points' rows (m), which share one scale in the conditioning, 1 for the
+        directions' (rad), each its own; the rows are the points' first (3, a prismatic's line 2, a strut
+        1), then the axes' and references'."""
+        points = {"ball": 3, "revolute": 3, "prismatic": 2, "weld": 3, "distance": 1}[self.joint]
+        return (0,) * points + (1,) * (self.n_rows - points)
 
     @classmethod
     def file_rules(cls, values, given, fail):
@@ -234,9 +247,6 @@ class Loop(ForceElement):
             return jnp.abs(phi[0])
         k = 2 if self.joint == "prismatic" else 3
         return jnp.sqrt(jnp.sum(phi[:k] ** 2) + 1e-30)
-
-    def contribution(self, ctx: Context, z) -> Contribution:
-        return Contribution()
 
     def start_problem(self, ctx: Context) -> str | None:
         return check_closure(self, ctx.model, ctx.q)
@@ -386,8 +396,11 @@ class Loop(ForceElement):
                            "the loops cannot hold together here (over-constrained, or a linkage moving through a "
                            "dead point, where a row loses its stiffness): the motion leaves the constraint", upper=1e-6),
                 ValidRange("conditioning", "constraint rows' conditioning", "closed kinematic loop",
-                           "the loops are near a singular configuration (their rows nearly dependent: two struts "
-                           "coming into line): their forces are not unique and lose digits", lower=1e-8),)
+                           "the loops are within about half a degree of a singular configuration (a dead point, where a "
+                           "row loses its stiffness against its siblings: a parallelogram lying flat; or rows nearly "
+                           "dependent: two struts coming into line): the geometry amplifies their forces a hundredfold "
+                           "or more and no longer decides how they share the load, nor which way the linkage goes on",
+                           lower=1e-4),)
 
 
 def check_closure(loop: Loop, model, q0, tol: float = 1e-6) -> str | None:

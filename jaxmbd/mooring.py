@@ -28,26 +28,44 @@ def _free_body(system: System, body: str):
     return i
 
 
+def _others(model, i):
+    """(nv,) bools: every velocity direction but those of body ``i``'s joint (the other bodies, which settle)."""
+    free = np.ones(model.nv, bool)
+    free[model.v_start[i] : model.v_start[i] + model.joints[i].nv] = False
+    return free
+
+
 def restoring_curve(system: System, body: str, q0, offsets, direction=(1.0, 0.0)):
     """The world force (n, 3) N and yaw moment (n,) N m on ``body`` (every element's load on it) with the
     body moved from ``q0`` by each horizontal offset (m) along ``direction`` (x, y), at rest; and each
-    element's outputs there (a dict of (n, …) arrays)."""
+    element's outputs there (a dict of (n, …) arrays).  At each offset the other bodies settle (their
+    static equilibrium with the body held there: a cargo hangs under its crane tip again), so the curve
+    is the one :func:`static_offset` balances; the body's own heave, roll and pitch stay at ``q0``'s."""
+    from .simulation import static_equilibrium
+
     i = _free_body(system, body)
+    model = system.model
     d = np.asarray(direction, float)
     d = d / np.linalg.norm(d)
-    q0 = jnp.asarray(q0)
-    force, yaw, outs = _curve(system, q0, jnp.asarray(offsets, dtype=q0.dtype), jnp.asarray(d, dtype=q0.dtype), i)
+    q0 = np.asarray(q0, float)
+    others = _others(model, i)
+    qs, last, q = [], 0.0, q0
+    for s in np.asarray(offsets, float).reshape(-1):  # each from the last one settled, moved on (the others carried)
+        q = _posed(model, q, i, np.array([*((s - last) * d), 0.0]))
+        if others.any():
+            q = np.asarray(static_equilibrium(system, q, free=others))
+        qs.append(q)
+        last = s
+    force, yaw, outs = _curve(system, jnp.asarray(np.stack(qs), dtype=model.inertia.dtype), i)
     return np.asarray(force), np.asarray(yaw), {k: np.asarray(v) for k, v in outs.items()}
 
 
 @system_jit
-def _curve(system: System, q0, offsets, d, i: int):
-    """One compiled program per system structure (the offsets, the direction and the start are arguments)."""
-    start = system.model.q_start[i]
+def _curve(system: System, qs, i: int):
+    """One compiled program per system structure and number of offsets (the configurations are an argument)."""
     nv = system.model.nv
 
-    def at(s):
-        q = q0.at[start].add(s * d[0]).at[start + 1].add(s * d[1])
+    def at(q):
         v = jnp.zeros(nv, q.dtype)
         z = system.initial_states(q, v)
         f_ext, _, _, ctx = system.loads(0.0, q, v, z)
@@ -55,22 +73,75 @@ def _curve(system: System, q0, offsets, d, i: int):
         force, moment = R @ f_ext[i, :3], R @ f_ext[i, 3:]
         return force, moment[2], system.outputs(0.0, (q, v, z))
 
-    return jax.vmap(at)(offsets)
+    return jax.vmap(at)(qs)
+
+
+def _posed(model, q0, i, x):
+    """``q0`` with body ``i`` (on a free joint) moved by (dx, dy) (world) and turned by dyaw about the world's z;
+    the other bodies on free joints of their own are carried along by (dx, dy), as a start for their settling."""
+    q = np.asarray(q0, float).copy()
+    for k, j in enumerate(model.joints):
+        if k != i and isinstance(j, Free) and model.parents[k] < 0:
+            q[model.q_start[k] : model.q_start[k] + 2] += x[:2]
+    s = model.q_start[i]
+    q[s : s + 2] += x[:2]
+    c, w = np.cos(x[2] / 2), np.sin(x[2] / 2)
+    a, b = np.array([c, 0.0, 0.0, w]), q[s + 3 : s + 7]  # Rz(dyaw) ⊗ q0's rotation, scalar first
+    q[s + 3 : s + 7] = [a[0] * b[0] - a[3] * b[3], a[0] * b[1] - a[3] * b[2], a[0] * b[2] + a[3] * b[1], a[0] * b[3] + a[3] * b[0]]
+    return q
 
 
 def static_offset(system: System, body: str, q0, *, tol: float = 1e-6, max_iter: int = 50):
-    """The body's equilibrium in surge, sway and yaw (its other joints' coordinates and the other bodies
-    held) under everything in ``system``, a steady load included (``steady_force``): the configuration
-    q and the body's offset (x, y, yaw) from ``q0``."""
+    """The body's equilibrium in surge, sway and yaw under everything in ``system``, a steady load included
+    (``steady_force``), with the other bodies settling with it (a hanging cargo follows its crane tip) and
+    the body's heave, roll and pitch held at ``q0``'s, as :func:`restoring_curve` holds them: the
+    configuration q and the body's offset (x, y, yaw) from ``q0``.
+
+    With other bodies, Newton's method on the body's (x, y, yaw) over its settled configurations (the
+    others' static equilibrium at each), its Jacobian by differences: solving all of them at once, the
+    merit was the stiff cargo's acceleration and the line search stalled far from the offset.  ``tol``:
+    the largest force over the body's mass (m/s²) and yaw moment over its yaw inertia (rad/s²) left."""
     from .simulation import static_equilibrium
 
     i = _free_body(system, body)
     model = system.model
-    free = np.zeros(model.nv, bool)
-    v0 = model.v_start[i]
-    free[[v0, v0 + 1, v0 + 5]] = True  # the Free joint's velocity: linear then angular, body axes
-    q = static_equilibrium(system, q0, free=free, tol=tol, max_iter=max_iter)
+    others = _others(model, i)
     start = model.q_start[i]
+    if not others.any():
+        free = np.zeros(model.nv, bool)
+        v0 = model.v_start[i]
+        free[[v0, v0 + 1, v0 + 5]] = True  # the Free joint's velocity: linear then angular, body axes
+        q = static_equilibrium(system, q0, free=free, tol=tol, max_iter=max_iter)
+    else:
+        scale = np.array([1.0 / float(model.inertia[i, 0, 0])] * 2 + [1.0 / float(model.inertia[i, 5, 5])])  # 1/m, 1/I_zz
+
+        last = {"x": np.zeros(3), "q": np.asarray(q0, float)}
+
+        def settled(x):  # from the last settled configuration, moved to x
+            q = np.asarray(static_equilibrium(system, _posed(model, last["q"], i, x - last["x"]), free=others))
+            last.update(x=x, q=q)
+            force, yaw, _ = _curve(system, jnp.asarray(q[None], dtype=model.inertia.dtype), i)
+            return q, np.array([float(force[0, 0]), float(force[0, 1]), float(yaw[0])]) * scale
+
+        x = np.zeros(3)
+        q, r = settled(x)
+        for _ in range(max_iter):
+            if np.max(np.abs(r)) < tol:
+                break
+            h = np.array([1e-4, 1e-4, 1e-6])
+            J = np.stack([(settled(x + h[k] * np.eye(3)[k])[1] - r) / h[k] for k in range(3)], axis=1)
+            dx = -np.linalg.lstsq(J, r, rcond=1e-12)[0]
+            lam = 1.0
+            for _ in range(30):
+                qn, rn = settled(x + lam * dx)
+                if np.max(np.abs(rn)) < np.max(np.abs(r)):
+                    break
+                lam *= 0.5
+            x, q, r = x + lam * dx, qn, rn
+        else:
+            raise MooringError(f"{system.name}: no static offset of {body!r} found after {max_iter} Newton steps "
+                               f"(largest residual {np.max(np.abs(r)):.3g})")
+        q = jnp.asarray(q)
     dq = np.asarray(q[start:start + 2]) - np.asarray(q0)[start:start + 2]
     w, x, y, z = np.asarray(q[start + 3:start + 7])
     yaw = float(np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))

@@ -28,11 +28,19 @@ class LeafPathError(JaxmbdError, ValueError):
 
 
 def element_index(system, name: str) -> int:
-    """Index of the force element (or controller) called ``name``."""
-    for i, f in enumerate(system.forces):
+    """Index of the element called ``name`` in ``system.elements`` (force elements, controllers, loops)."""
+    for i, f in enumerate(system.elements):
         if f.name == name:
             return i
-    raise LeafPathError(f"no force element {name!r}; the system has {[f.name for f in system.forces]}")
+    raise LeafPathError(f"no element {name!r}; the system has {[f.name for f in system.elements]}")
+
+
+def element_of(system, k: int, n: int | None = None):
+    """``system.elements[k]`` as a path into the system (a force element's or a loop's), for ``eqx.tree_at``;
+    ``n``: the number of force elements (give it inside ``eqx.tree_at``'s ``where``, which sees wrapped
+    leaves: an empty tuple of elements among them)."""
+    n = len(system.forces) if n is None else n
+    return system.forces[k] if k < n else system.loops[k - n]
 
 
 def element_field(system, element: str, field: str, *, what: str = "parameter path"):
@@ -40,7 +48,7 @@ def element_field(system, element: str, field: str, *, what: str = "parameter pa
     field (fixed when the system is built) and a field the element says cannot change (its
     :meth:`~jaxmbd.system.ForceElement.fixed_reason`)."""
     k = element_index(system, element)
-    f = system.forces[k]
+    f = element_of(system, k)
     where = f"{what} '{element}.{field}'"
     if not hasattr(f, field):
         raise LeafPathError(f"{where}: element {element!r} ({type(f).__name__}) has no field {field!r}")
@@ -52,7 +60,8 @@ def element_field(system, element: str, field: str, *, what: str = "parameter pa
     reason = f.fixed_reason(field)
     if reason:
         raise LeafPathError(f"{where}: {reason}")
-    return lambda s: getattr(s.forces[k], field)
+    n = len(system.forces)
+    return lambda s: getattr(element_of(s, k, n), field)
 
 
 def resolve(system, path: str):

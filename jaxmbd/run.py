@@ -188,11 +188,18 @@ def run(case, start: Start | None = None, *, settings: RunSettings | None = None
     elif not isinstance(start, Start):
         start = Start(start)  # a configuration q0
     system = with_sea_state(system, hs=settings.hs, tp=settings.tp, heading=settings.heading)
+    stiffest = getattr(case, "stiffest", None)
+    problem = validity.step_problem(stiffest, settings.integrator)
+    if problem:  # a file's own step was refused when it was read: this is an override's
+        raise RunError(f"{system.name}: {problem}")
     if scenario is not None:
         result = _run_phases(system, start, settings, scenario, progress, check)
     else:
         if not settings.duration or not settings.duration > 0:
             raise RunError(f"{system.name}: a run needs a duration > 0 s, got {settings.duration}")
+        problem = size_problem(system, settings)
+        if problem:
+            raise RunError(f"{system.name}: {problem}")
         key = settings.prng_key() if (system.waves is not None or settings.n_realisations) else None
         result = simulate(system, settings.duration, save_dt=settings.save_dt, integrator=settings.integrator,
                           q0=start.q, v0=start.v, z0=start.z, key=key, n_realisations=settings.n_realisations,
@@ -200,9 +207,48 @@ def run(case, start: Start | None = None, *, settings: RunSettings | None = None
         if check:
             result.excursions = validity.check(system, result.time, result.outputs, result.batched)
     if check:
-        result.excursions = result.excursions + validity.check_sea(system.waves, result.n_realisations)
+        result.excursions = (result.excursions + validity.check_sea(system.waves, result.n_realisations)
+                             + validity.check_step(stiffest, settings.integrator, result.n_realisations))
     result.attrs.update(run_attrs(case, settings, result, start, source))
     return result
+
+
+MEMORY_SHARE = 0.8
+"""The share of the machine's memory a run's results may take before it is refused up front."""
+
+
+def machine_memory() -> float | None:
+    """The machine's physical memory (bytes), None where the system does not say."""
+    import os
+
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE")) * float(os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def size_problem(system: System, settings: RunSettings, memory: float | None = None) -> str | None:
+    """Why a run cannot fit in the machine's memory, with the estimate, or None: the results it keeps are
+    every realisation's state and outputs at every save (8 bytes a value; the outputs counted as three
+    values each, most being scalars or 3-vectors), and they must fit in :data:`MEMORY_SHARE` of
+    ``memory`` (default: this machine's).  Checked before anything is compiled: a size off by orders of
+    magnitude (a million realisations, a duration of years) is refused in a second, not after hours."""
+    from .simulation import default_save_dt
+
+    memory = machine_memory() if memory is None else memory
+    if memory is None:
+        return None
+    save = settings.save_dt or default_save_dt(settings.duration, settings.integrator.dt)
+    saves = float(settings.duration) / float(save) + 1.0
+    realisations = float(settings.n_realisations or 1)
+    model = system.model
+    values = model.nq + model.nv + system.n_states + 3 * len(system.output_units())
+    need = realisations * saves * values * 8.0
+    if need <= MEMORY_SHARE * memory:
+        return None
+    return (f"the run would keep about {need / 1e9:.3g} GB of results ({realisations:.0f} realisations x {saves:.4g} saves "
+            f"x about {values} values), more than {100 * MEMORY_SHARE:.0f} % of this machine's {memory / 1e9:.3g} GB: "
+            "fewer realisations, a longer save_dt or a shorter duration")
 
 
 def _run_phases(system: System, start: Start, settings: RunSettings, scenario, progress, check: bool) -> Result:
@@ -295,7 +341,10 @@ SIMULATION_KEYS = keys(
         "wave-induced part)", "about duration / 2000, at most 0.5 s, a multiple of `dt` dividing the duration "
         "(`jaxmbd.simulation.default_save_dt`)"),
     Key("method", "string", "", default_of(Integrator, "method"), "`rk4`, `tsit5`, `dopri5`, `dopri8`, `heun`, `euler`"),
-    Key("dt", "number", "s", default_of(Integrator, "dt"), "fixed step (required for `rk4`)", "adaptive"),
+    Key("dt", "number", "s", default_of(Integrator, "dt"), "fixed step (required for `rk4`), held against the stiffest mode "
+        "the elements state at q0 (a rope's bounce, a fender's or a linear mooring's stiffness on the masses they move, "
+        "a lumped line's segments): beyond RK4's stability bound (ω dt > 2√2) the file is refused with the largest "
+        "stable step; beyond ω dt = 1 the run reports it", "adaptive"),
     Key("rtol", "number", "", default_of(Integrator, "rtol"), "adaptive relative tolerance"),
     Key("atol", "number", "", default_of(Integrator, "atol"), "adaptive absolute tolerance"),
     Key("max_steps", "integer", "", default_of(Integrator, "max_steps"), "step budget (adaptive steps)",

@@ -101,7 +101,7 @@ import optimistix as optx
 
 from ._xla import system_jit
 from .conditions import AllOf, AnyOf, Condition, Never, Probe, ScenarioError, Threshold, When, check_signal, condition_from_dict
-from .paths import LeafPathError, element_field, element_index
+from .paths import LeafPathError, element_field, element_index, element_of
 from .results import Result
 from .simulation import Integrator, SimulationError, initial_state
 from .system import System
@@ -165,10 +165,10 @@ def _phase_settings(system: System, settings: dict, where: str):
     {"target": x, "rate": r}}."""
     leaves, targets, rates = [], [], []
     for pattern, fields in settings.items():
-        matched = [f.name for f in system.forces if fnmatch.fnmatchcase(f.name, pattern)]
+        matched = [f.name for f in system.elements if fnmatch.fnmatchcase(f.name, pattern)]
         if not matched:
             raise ScenarioError(f"{where}: 'set' names {pattern!r}, which matches no element of "
-                                f"{[f.name for f in system.forces]}")
+                                f"{[f.name for f in system.elements]}")
         if not isinstance(fields, dict):
             raise ScenarioError(f"{where}: set.{pattern} must map field names to values")
         for el in matched:
@@ -470,7 +470,8 @@ def _system_at(system: System, plan: _Plan, k, starts, t_start, t) -> System:
     if not plan.getters:
         return system
     vals = _leaf_values(plan, k, starts, t_start, t)
-    return eqx.tree_at(lambda s: [getattr(s.forces[i], f) for i, f in plan.getters], system, list(vals))
+    n = len(system.forces)
+    return eqx.tree_at(lambda s: [getattr(element_of(s, i, n), f) for i, f in plan.getters], system, list(vals))
 
 
 class _Segment(eqx.Module):

@@ -133,19 +133,16 @@ class Contribution(NamedTuple):
 
 
 ELEMENT_KINDS: dict[str, dict[str, type]] = {"forces": {}, "controllers": {}}
-"""Registered element classes by system-file section and kind (filled by :class:`ForceElement`)."""
+"""Registered element classes by system-file section and kind (filled by :class:`Element`)."""
 
 
-class ForceElement(eqx.Module):
-    """Base class of force elements and controllers.
-
-    Subclasses set ``name`` and implement :meth:`contribution`; those with
-    internal states override :attr:`n_states` and :meth:`initial_state`; those
-    that report values (a rope tension) override :meth:`outputs`.  A subclass
-    with a ``kind`` (class variable) is registered under it in :data:`ELEMENT_KINDS`
-    for its ``section`` (``"forces"`` or ``"controllers"``) and read from system
-    files by its fields' declarations (:mod:`jaxmbd.fields`).
-    """
+class Element(eqx.Module):
+    """What a system file declares and a run reports on: a named part of a system with a ``kind`` (class
+    variable) that registers it in :data:`ELEMENT_KINDS` for its ``section`` and is read from system
+    files by its fields' declarations (:mod:`jaxmbd.fields`), with outputs, their units and the ranges
+    where its model holds.  Two kinds: :class:`ForceElement` (loads, internal states; ``forces`` and
+    ``controllers``) and the closed loops (:class:`jaxmbd.loops.Loop`, ``loops``), which add constraints
+    instead of loads: a :class:`System` holds them apart."""
 
     name: eqx.AbstractVar[str]
     kind: ClassVar[str | None] = None
@@ -195,6 +192,32 @@ class ForceElement(eqx.Module):
         ``values``: the fields read so far (SI; may be completed here, e.g. a switch another field
         implies); ``given``: the keys as written; ``fail(key, message)`` reports an error on a key."""
 
+    def start_problem(self, ctx: Context) -> str | None:
+        """What makes the element's start configuration impossible (an anchor above its fairlead, a
+        line too short to reach), as one line for the system file's error, or None.  Evaluated once at
+        q0 when a file is read."""
+        return None
+
+    def valid_ranges(self, model: Model) -> tuple:
+        """Where the element's model holds, as :class:`jaxmbd.validity.ValidRange` bounds on its outputs."""
+        return ()
+
+    def output_units(self, model: Model) -> dict:
+        """Units of each output of :meth:`outputs` (SI, as strings); a vector output of mixed units
+        names them per component, e.g. ``"N (fx fy fz), N m (mx my mz)"``."""
+        return {}
+
+
+class ForceElement(Element):
+    """Base class of force elements and controllers.
+
+    Subclasses set ``name`` and implement :meth:`contribution`; those with
+    internal states override :attr:`n_states` and :meth:`initial_state`; those
+    that report values (a rope tension) override :meth:`outputs`.  A subclass
+    with a ``kind`` is registered as every :class:`Element` is, for its ``section``
+    (``"forces"`` or ``"controllers"``).
+    """
+
     @property
     def n_states(self) -> int:
         return 0
@@ -236,20 +259,25 @@ class ForceElement(eqx.Module):
     def outputs(self, ctx: Context, z) -> dict:
         return {}
 
-    def start_problem(self, ctx: Context) -> str | None:
-        """What makes the element's start configuration impossible (an anchor above its fairlead, a
-        line too short to reach), as one line for the system file's error, or None.  Evaluated once at
-        q0 when a file is read."""
-        return None
+    @property
+    def smooth_at_rest(self) -> bool:
+        """Whether the element's loads at rest are smooth enough for the static equilibrium's Jacobian by
+        central differences (:func:`jaxmbd.simulation.static_equilibrium`); False: exact derivatives (a
+        hull's pressure clipped at the waterline, whose panels' corners make kinks)."""
+        return True
 
-    def valid_ranges(self, model: Model) -> tuple:
-        """Where the element's model holds, as :class:`jaxmbd.validity.ValidRange` bounds on its outputs."""
+    def springs(self, ctx: Context) -> tuple:
+        """The element's stated stiffness between points of the bodies at this configuration, for the check
+        of a fixed step against the stiffest mode (:func:`jaxmbd.validity.stiffest_mode`): ``((body_a,
+        point_a, body_b, point_b, k[, direction]), ...)``, points in their bodies' frames (``"world"``: a
+        fixed end), k in N/m along ``direction`` (world, (3,)) or, without it, along the line between the
+        points; () when it has none worth checking."""
         return ()
 
-    def output_units(self, model: Model) -> dict:
-        """Units of each output of :meth:`outputs` (SI, as strings); a vector output of mixed units
-        names them per component, e.g. ``"N (fx fy fz), N m (mx my mz)"``."""
-        return {}
+    def internal_frequency(self) -> float | None:
+        """The highest natural frequency (rad/s) of the element's own states (a lumped line's nodes), for
+        the same check; None when it has none."""
+        return None
 
 
 WRENCH_UNITS = "N (fx fy fz), N m (mx my mz)"
@@ -295,6 +323,7 @@ class System(eqx.Module):
     waves: Any = None
     name: str = eqx.field(static=True, default="system")
     report_joints: tuple = eqx.field(static=True, default=())
+    loops: tuple = ()  # closed kinematic loops (jaxmbd.loops.Loop): constraints on the tree, not loads
 
     def __post_init__(self):
         # The waves' dispersion takes the model's gravity (the sea has no gravity of its own).
@@ -303,6 +332,16 @@ class System(eqx.Module):
             self.waves = dataclasses.replace(self.waves, g=g)
 
     def __check_init__(self):
+        from .joints import ModelError
+
+        for f in self.forces:
+            if not isinstance(f, ForceElement):
+                loop = getattr(f, "section", None) == "loops"
+                raise ModelError(f"{self.name}: {getattr(f, 'name', f)!r} is a {type(f).__name__}, not a force element"
+                                 + ("; a loop closes the tree: give it as System(..., loops=(...))" if loop else ""))
+        for lp in self.loops:
+            if getattr(lp, "section", None) != "loops":
+                raise ModelError(f"{self.name}: {getattr(lp, 'name', lp)!r} in loops is a {type(lp).__name__}, not a loop")
         densities = {f.name: f.sea_density() for f in self.forces}
         densities = {k: v for k, v in densities.items() if v is not None}
         if len(set(densities.values())) > 1:
@@ -311,16 +350,17 @@ class System(eqx.Module):
             text = ", ".join(f"{k!r} {v:g}" for k, v in densities.items())
             raise ModelError(f"{self.name}: one sea has one water density, but the elements disagree ({text} kg/m³); "
                              "give them the same (in a system file: [water] density)")
-        if any(f.section == "loops" for f in self.forces) and any(f.n_flex for f in self.forces):
-            from .joints import ModelError
-
+        if self.loops and any(f.n_flex for f in self.forces):
             raise ModelError(f"{self.name}: closed loops and flexible bodies in one system are not supported")
-        names = [f.name for f in self.forces]
+        names = [f.name for f in self.elements]
         dup = {n for n in names if names.count(n) > 1}
         if dup:
-            from .joints import ModelError
+            raise ModelError(f"{self.name}: duplicate element names {sorted(dup)}")
 
-            raise ModelError(f"{self.name}: duplicate force element names {sorted(dup)}")
+    @property
+    def elements(self) -> tuple:
+        """Every named element: the force elements (controllers among them), then the loops."""
+        return tuple(self.forces) + tuple(self.loops)
 
     @property
     def n_states(self) -> int:
@@ -411,11 +451,6 @@ class System(eqx.Module):
         vdot, zdot = self._accelerations(ctx, z, f_ext, tau, zdot)
         return (self.model.qdot(q, v), vdot, zdot), f_ext
 
-    @property
-    def loops(self) -> tuple:
-        """The elements that close kinematic loops (:class:`jaxmbd.loops.Loop`)."""
-        return tuple(f for f in self.forces if f.section == "loops")
-
     def _loop_solve(self, ctx, f_ext, tau):
         """(v̇, λ, residual, conditioning) of the tree under its loops (:func:`jaxmbd.dynamics.constrained.constrained_accelerations`)."""
         from .dynamics.constrained import constrained_accelerations
@@ -441,12 +476,12 @@ class System(eqx.Module):
     def output_groups(self) -> tuple:
         """The groups :meth:`outputs` computes: each force element's name, and ``"joint"`` for the
         reported joint wrenches."""
-        return tuple(f.name for f in self.forces) + (("joint",) if self.report_joints else ())
+        return tuple(f.name for f in self.elements) + (("joint",) if self.report_joints else ())
 
     def output_units(self) -> dict:
         """Units of every output of :meth:`outputs`, by its full name (``rope/tension`` -> ``N``)."""
         out = {}
-        for f in self.forces:
+        for f in self.elements:
             out |= {f"{f.name}/{k}": u for k, u in f.output_units(self.model).items()}
         out |= {f"joint/{name}/wrench": WRENCH_UNITS for name in self.report_joints}
         return out

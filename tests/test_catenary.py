@@ -97,6 +97,25 @@ def test_a_tension_beyond_the_limit_is_reported():
     assert [e.quantity for e in found] == ["line tension"], found
 
 
+def test_a_line_stretched_past_its_material_and_a_lifted_anchor_are_reported():
+    """A line pulled 40 % past its length reported converged = 1 and nothing else, and a drag anchor lifted
+    was no range at all.  Now its strain (the fairlead tension over EA) is an output, held against the
+    material's `max_strain` (default 0.3), and the anchor's uplift angle against `max_anchor_angle`
+    (default 0, a drag anchor).  Taut and nearly weightless against its tension (w L / T = 1e-3), the line's
+    strain is its chord's over its length less one, to 1e-3."""
+    system, q = _moored((830.0, 0.0, 0.0))
+    out = system.outputs(0.0, (q, jnp.zeros(6), jnp.zeros(0)))
+    chord = math.hypot(830.0, 100.0)
+    assert float(out["line/strain"]) == pytest.approx(chord / 600.0 - 1.0, abs=1e-3)
+    assert float(out["line/converged"]) == 1.0 and float(out["line/anchor_angle"]) > math.radians(5.0)
+    t = np.array([0.0, 1.0])
+    found = mbd.validity.check(system, t, {k: np.stack([np.asarray(v)] * 2) for k, v in out.items()}, False)
+    assert sorted(e.quantity for e in found) == ["anchor uplift", "line strain"], found
+    pile, q = _moored((830.0, 0.0, 0.0), max_strain=jnp.asarray(0.5), max_anchor_angle=jnp.asarray(math.radians(30.0)))
+    out = pile.outputs(0.0, (q, jnp.zeros(6), jnp.zeros(0)))
+    assert mbd.validity.check(pile, t, {k: np.stack([np.asarray(v)] * 2) for k, v in out.items()}, False) == []
+
+
 def test_a_fairlead_below_the_anchor_is_reported_not_nan():
     """The anchor above the fairlead (a line laid out upside down): finite forces, and the run says the
     catenary has no solution there."""

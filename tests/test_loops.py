@@ -95,7 +95,7 @@ def test_four_bar_accelerations_match_pinocchio():
     ref = pinocchio_four_bar()
     for joint in ("ball", "revolute"):
         model, loop = four_bar(joint)
-        system = System(model, (loop,))
+        system = System(model, loops=(loop,))
         rhs = jax.jit(lambda y, system=system: system.rhs(0.0, y))
         for theta in np.radians([20.0, 60.0, 100.0, 150.0, 200.0]):
             q = closed_q(theta)
@@ -111,7 +111,7 @@ def test_four_bar_motion_matches_pinocchio_and_conserves_energy():
     1e-8 rad; the energy drifts by under 1e-8 of the motion's largest kinetic energy and the loop stays
     closed within 1e-9 m."""
     model, loop = four_bar()
-    system = System(model, (loop,))
+    system = System(model, loops=(loop,))
     q0 = closed_q(np.radians(30.0))
     ts = np.linspace(0.0, 2.0, 21)
     res = simulate(system, 2.0, save_dt=0.1, integrator=Integrator("tsit5", rtol=1e-12, atol=1e-12), q0=jnp.asarray(q0))
@@ -144,7 +144,7 @@ def test_a_frame_pin_force_against_the_truss_by_hand():
     model = b.build()
     apex = Loop(name="apex", body_a="leg1", body_b="leg2", point_a=jnp.array([L, 0.0, 0.0]), point_b=jnp.array([L, 0.0, 0.0]))
     load = SteadyForce(name="load", body="leg1", force=jnp.array([0.0, 0.0, -m_load * g]), point=jnp.array([L, 0.0, 0.0]))
-    system = System(model, (apex, load), report_joints=("leg1",))
+    system = System(model, (load,), report_joints=("leg1",), loops=(apex,))
     q = jnp.array([-np.arctan2(h, s), np.arctan2(-h, -s)])
     y = (q, jnp.zeros(2), jnp.zeros(0))
     force = np.asarray(system.outputs(0.0, y)["apex/force"])
@@ -187,7 +187,7 @@ def test_loop_gradient_matches_finite_differences():
 
     model, loop = four_bar()
     q0 = closed_q(np.radians(30.0))
-    system = System(model, (loop,))
+    system = System(model, loops=(loop,))
     y0 = initial_state(system, q0=jnp.asarray(q0))
 
     def final(x):
@@ -258,7 +258,7 @@ def test_a_four_bar_is_read_from_a_system_file(tmp_path):
     q = jnp.asarray(closed_q(np.radians(30.0)))
     model, ref_loop = four_bar()
     a = loaded.system.rhs(0.0, (q, jnp.zeros(3), jnp.zeros(0)))[1]
-    b = System(model, (ref_loop,)).rhs(0.0, (q, jnp.zeros(3), jnp.zeros(0)))[1]
+    b = System(model, loops=(ref_loop,)).rhs(0.0, (q, jnp.zeros(3), jnp.zeros(0)))[1]
     np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=0, atol=1e-12 * np.abs(np.asarray(b)).max())
 
 
@@ -291,7 +291,7 @@ def test_conflicting_loops_are_reported_not_nan():
     q = closed_q(np.radians(30.0))
     base = np.array([A * np.cos(q[0]), 0.0, -A * np.sin(q[0]) + 1e-3])
     pin = Loop(name="pin2", body_a="coupler", body_b="world", point_a=jnp.zeros(3), point_b=jnp.asarray(base))
-    system = System(model, (loop, pin))
+    system = System(model, loops=(loop, pin))
     y = (jnp.asarray(q), jnp.zeros(3), jnp.zeros(0))
     assert np.all(np.isfinite(np.asarray(system.rhs(0.0, y)[1])))
     out = system.outputs(0.0, y)
@@ -307,9 +307,9 @@ def test_an_out_of_plane_gap_gives_no_out_of_plane_force():
     model, loop = four_bar()
     q = jnp.asarray(closed_q(np.radians(30.0)))
     y = (q, jnp.zeros(3), jnp.zeros(0))
-    exact = np.asarray(System(model, (loop,)).outputs(0.0, y)["pin/force"])
+    exact = np.asarray(System(model, loops=(loop,)).outputs(0.0, y)["pin/force"])
     gap = Loop(name="pin", body_a="coupler", body_b="rocker", point_a=jnp.array([B, 0.0, 0.0]), point_b=jnp.array([C, 1e-8, 0.0]))
-    force = np.asarray(System(model, (gap,)).outputs(0.0, y)["pin/force"])
+    force = np.asarray(System(model, loops=(gap,)).outputs(0.0, y)["pin/force"])
     assert abs(force[1]) < 1e-6 * np.abs(exact).max(), force
     np.testing.assert_allclose(force, exact, rtol=0, atol=1e-6 * np.abs(exact).max())
 
@@ -366,7 +366,7 @@ def test_a_distance_loop_is_a_pendulum():
                  length=jnp.asarray(ell))
     q0 = jnp.asarray([ell * np.sin(th0), 0.0, -ell * np.cos(th0), 1.0, 0.0, 0.0, 0.0])
     tight = Integrator("tsit5", rtol=1e-12, atol=1e-12)
-    res = simulate(System(free, (strut,)), 3.0, save_dt=0.1, integrator=tight, q0=q0)
+    res = simulate(System(free, loops=(strut,)), 3.0, save_dt=0.1, integrator=tight, q0=q0)
     b = ModelBuilder()
     b.add_body("bob", body=Body(m, (0.0, 0.0, -ell), np.zeros((3, 3))), joint=mbd.Revolute((0.0, 1.0, 0.0)))
     tree = b.build()
@@ -424,7 +424,7 @@ def test_a_weld_moves_as_one_body():
     weld = Loop(name="weld", body_a="arm", body_b="block", point_a=jnp.asarray(tip), point_b=jnp.zeros(3), joint="weld",
                 axis_a=jnp.asarray(axis_a), axis_b=jnp.asarray(R_rel.T @ axis_a),
                 reference_a=jnp.asarray(ref_a), reference_b=jnp.asarray(R_rel.T @ ref_a))
-    res = simulate(System(model, (weld,)), 2.0, save_dt=0.1, integrator=tight, q0=q0)
+    res = simulate(System(model, loops=(weld,)), 2.0, save_dt=0.1, integrator=tight, q0=q0)
     th = np.asarray(ref.q)[:, 0]
     assert np.ptp(th) > 1.0  # it swung
     assert np.max(np.abs(np.asarray(res.q)[:, 0] - th)) < 1e-8
@@ -441,7 +441,7 @@ def test_a_weld_moves_as_one_body():
     held = Loop(name="weld", body_a="block", body_b="world", point_a=jnp.zeros(3), point_b=jnp.asarray(p_weld), joint="weld",
                 axis_b=jnp.asarray(R_rel @ [0.0, 0.0, 1.0]), reference_b=jnp.asarray(R_rel @ [1.0, 0.0, 0.0]))
     q = jnp.asarray([*p_weld, *Rotation.from_matrix(R_rel).as_quat()[[3, 0, 1, 2]]])
-    system = System(alone, (held,))
+    system = System(alone, loops=(held,))
     y = (q, jnp.zeros(6), jnp.zeros(0))
     out = system.outputs(0.0, y)
     W = np.array([0.0, 0.0, -7.0 * 9.81])
@@ -466,7 +466,7 @@ def test_a_prismatic_loop_is_a_frictionless_rail():
     model = b.build()
     rail = Loop(name="rail", body_a="world", body_b="slider", point_a=jnp.zeros(3), point_b=jnp.zeros(3), joint="prismatic",
                 axis_a=jnp.asarray(along), axis_b=jnp.asarray(along), reference_a=jnp.asarray(normal), reference_b=jnp.asarray(normal))
-    res = simulate(System(model, (rail,)), 1.5, save_dt=0.1, integrator=Integrator("tsit5", rtol=1e-12, atol=1e-12),
+    res = simulate(System(model, loops=(rail,)), 1.5, save_dt=0.1, integrator=Integrator("tsit5", rtol=1e-12, atol=1e-12),
                    q0=jnp.asarray([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]))
     t = np.asarray(res.time)
     s = 0.5 * g * np.sin(alpha) * t**2
@@ -522,10 +522,10 @@ def test_a_slider_crank_on_a_prismatic_loop_moves_as_on_a_prismatic_joint():
     xs = tip[0] - ell * np.cos(phi)
     # the rod's frame turned about +y by β puts its x-axis at (cos β, −sin β): it points from the slider to the tip
     beta = -phi
-    ref = simulate(System(model, (loop,)), 2.0, save_dt=0.1, integrator=tight, q0=jnp.asarray([th0, xs, beta]))
+    ref = simulate(System(model, loops=(loop,)), 2.0, save_dt=0.1, integrator=tight, q0=jnp.asarray([th0, xs, beta]))
     model, loop, _, _ = slider_crank("prismatic")
     # the chain: the rod's angle relative to the crank, the slider's relative to the rod (back to level)
-    res = simulate(System(model, (loop,)), 2.0, save_dt=0.1, integrator=tight,
+    res = simulate(System(model, loops=(loop,)), 2.0, save_dt=0.1, integrator=tight,
                    q0=jnp.asarray([th0, np.pi + beta - th0, -(np.pi + beta)]))
     th_ref, th = np.asarray(ref.q)[:, 0], np.asarray(res.q)[:, 0]
     assert np.ptp(th_ref) > 1.0  # it turned
@@ -541,7 +541,7 @@ def between_struts(delta):
     struts = tuple(Loop(name=f"strut{k}", body_a="mass", body_b="world", point_a=jnp.zeros(3),
                         point_b=jnp.asarray([s * 2.0 * np.cos(delta), 0.0, 2.0 * np.sin(delta)]), joint="distance",
                         length=jnp.asarray(2.0)) for k, s in enumerate((-1.0, 1.0)))
-    return System(b.build(), struts), (jnp.asarray([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]), jnp.zeros(6), jnp.zeros(0))
+    return System(b.build(), loops=struts), (jnp.asarray([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]), jnp.zeros(6), jnp.zeros(0))
 
 
 def test_singular_configurations_are_reported_not_nan():
@@ -570,7 +570,7 @@ def test_singular_configurations_are_reported_not_nan():
     b.add_body("arm", body=rod(2.0, 1.0), joint=mbd.Revolute((0.0, 1.0, 0.0)))
     strut = Loop(name="strut", body_a="arm", body_b="world", point_a=jnp.array([1.0, 0.0, 0.0]), point_b=jnp.array([2.0, 0.0, 0.0]),
                  joint="distance", length=jnp.asarray(1.0))
-    system = System(b.build(), (strut,))
+    system = System(b.build(), loops=(strut,))
     y = (jnp.zeros(1), jnp.ones(1), jnp.zeros(0))
     out = system.outputs(0.0, y)
     assert float(out["strut/residual"]) > 0.5
@@ -615,8 +615,8 @@ def test_loops_are_read_from_urdf(tmp_path):
         model, loops = mbd.load_urdf_with_loops(path)
         assert [lp.joint for lp in loops] == [joint]
         ref_model, ref_loop = four_bar(joint)
-        a = System(model, loops).rhs(0.0, (q, v, jnp.zeros(0)))[1]
-        b = System(ref_model, (ref_loop,)).rhs(0.0, (q, v, jnp.zeros(0)))[1]
+        a = System(model, loops=tuple(loops)).rhs(0.0, (q, v, jnp.zeros(0)))[1]
+        b = System(ref_model, loops=(ref_loop,)).rhs(0.0, (q, v, jnp.zeros(0)))[1]
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=0, atol=1e-12 * np.abs(np.asarray(b)).max())
         with pytest.raises(mbd.ModelError, match="closed loop|closes a loop") as err:
             mbd.load_urdf(path)
@@ -702,3 +702,59 @@ def test_bad_loop_directions_in_python_are_one_line(kw, message):
     args = dict(name="pin", body_a="coupler", body_b="rocker", point_a=jnp.array([B, 0.0, 0.0]), point_b=jnp.array([C, 0.0, 0.0]))
     problem = check_closure(Loop(**(args | kw)), model, closed_q(np.radians(30.0)))
     assert problem is not None and message in problem and "'pin'" in problem and "\n" not in problem, problem
+
+
+def parallelogram():
+    """The four-bar above with a parallelogram's proportions (crank = rocker, coupler = ground), no gravity: at
+    crank angle θ it closes at q = (θ, −θ, θ), and at θ = 0 and π it lies flat along x, its dead points, where
+    the x row of the loop's Jacobian vanishes (every lever arm lies along x)."""
+    L, d = 1.0, 2.0
+    b = ModelBuilder(gravity=(0.0, 0.0, 0.0))
+    b.add_body("crank", body=rod(1.0, L), joint=mbd.Revolute((0.0, 1.0, 0.0)))
+    b.add_body("coupler", body=rod(2.0, d), joint=mbd.Revolute((0.0, 1.0, 0.0)), parent="crank",
+               placement=Placement(p=np.array([L, 0.0, 0.0])))
+    b.add_body("rocker", body=rod(1.0, L), joint=mbd.Revolute((0.0, 1.0, 0.0)), placement=Placement(p=np.array([d, 0.0, 0.0])))
+    loop = Loop(name="pin", body_a="coupler", body_b="rocker", point_a=jnp.array([d, 0.0, 0.0]), point_b=jnp.array([L, 0.0, 0.0]),
+                joint="revolute", axis_a=jnp.array([0.0, 1.0, 0.0]), axis_b=jnp.array([0.0, 1.0, 0.0]))
+    return System(b.build(), loops=(loop,))
+
+
+def test_a_parallelogram_passing_its_dead_point_is_reported():
+    """Before, the loop's conditioning scaled every row to a unit diagonal, so a row that vanishes (the
+    parallelogram flat at its dead point) looked as strong as the others: it never fell below 0.74 and the
+    singularity warning could not fire.  Rows of one kind (the points', the axes') now share one scale: the
+    vanishing x row takes the conditioning to zero as θ² (1e-3 rad: below 1e-5), and a run that turns the
+    crank through θ = 0 is reported with its first time, while the motion stays finite."""
+    from jaxmbd.validity import check
+
+    system = parallelogram()
+
+    def conditioning(theta):
+        y = (jnp.asarray([theta, -theta, theta]), jnp.zeros(3), jnp.zeros(0))
+        return float(system.outputs(0.0, y)["pin/conditioning"])
+
+    assert conditioning(np.pi / 3) > 0.1
+    assert conditioning(1e-3) < 1e-5
+    assert conditioning(np.pi - 1e-3) < 1e-5
+    w = 2.0  # rad/s: from θ = π/2 the crank reaches the dead point at θ = 0 at about 0.79 s
+    res = simulate(system, 1.5, save_dt=0.01, integrator=Integrator("rk4", dt=0.001),
+                   q0=jnp.asarray([np.pi / 2, -np.pi / 2, np.pi / 2]), v0=jnp.asarray([-w, w, -w]))
+    out = {k: np.asarray(v) for k, v in res.outputs.items()}
+    assert np.all(np.isfinite(out["pin/force"]))
+    found = [e for e in check(system, np.asarray(res.time), out, False) if e.element == "pin"]
+    assert any("dead point" in e.limit for e in found), [e.line() for e in found]
+    first = min(e.first_time for e in found)
+    assert 0.7 < first < 0.85
+
+
+def test_loops_are_their_own_kind_of_element():
+    """A loop adds constraints, not loads: a System holds it apart from its force elements (``loops=``), refuses
+    it among them with the way to give it, and reports its outputs, units and ranges with the elements'."""
+    model, loop = four_bar()
+    with pytest.raises(mbd.ModelError, match=r"'pin' is a Loop, not a force element; a loop closes the tree: give it as "
+                       r"System\(\.\.\., loops=\(\.\.\.\)\)"):
+        System(model, (loop,))
+    system = System(model, loops=(loop,))
+    assert system.forces == () and system.elements == (loop,) and system.n_states == 0
+    assert system.output_groups() == ("pin",)
+    assert system.output_units()["pin/conditioning"] == "" and system.output_units()["pin/force"] == "N"

@@ -75,6 +75,35 @@ def test_the_static_offset_balances_a_steady_load():
     assert abs(force[0, 0] + F) < 1e-6 * F
 
 
+@pytest.mark.slow  # 20 s: two equilibrium programs
+def test_the_static_offset_with_a_hanging_cargo_agrees_with_the_restoring_curve():
+    """A 20 t cargo hanging from a post on the hull: the static offset held the cargo where it started, so its
+    rope held the hull back (an offset far short of where the curve balances the load), while the curve
+    moved the cargo with nothing.  Now the other bodies settle in both: the curve at the static offset
+    balances the steady load (1e-6), the cargo hangs plumb under the post there (1e-6 m), and the offset
+    is the bare spread's within 1 % (the cargo's weight on the hull changes nothing horizontal)."""
+    from jaxmbd.forces import WireRope
+
+    F = 5.0e5
+    b = ModelBuilder()
+    b.add_body("hull", body=Body(1e6, (0.0, 0.0, 0.0), np.eye(3) * 1e8), joint=mbd.Free())
+    b.add_body("cargo", body=Body(2.0e4, (0.0, 0.0, 0.0), np.eye(3) * 2e4), joint=mbd.Free())
+    spread, _ = _spread()
+    rope = WireRope(name="hoist", body_a="hull", point_a=jnp.asarray([0.0, 0.0, 20.0]), body_b="cargo", point_b=jnp.zeros(3),
+                    EA=jnp.asarray(1.0e8), length=jnp.asarray(10.0), damping=jnp.asarray(1.0e4))
+    model = b.build()
+    drift = SteadyForce(name="drift", body="hull", force=jnp.asarray([F, 0.0, 0.0]))
+    loaded = System(model, (spread.forces[0], rope, drift))
+    q0 = jnp.asarray([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 9.99, 1.0, 0.0, 0.0, 0.0])
+    q, offset = static_offset(loaded, "hull", q0)
+    force, _, _ = restoring_curve(System(model, (spread.forces[0], rope)), "hull", q0, [offset[0]])
+    assert abs(force[0, 0] + F) < 1e-6 * F
+    assert abs(float(q[7]) - float(q[0])) < 1e-6 and abs(float(q[8]) - float(q[1])) < 1e-6  # plumb under the post
+    bare, bq0 = _spread((drift,))
+    _, alone = static_offset(bare, "hull", bq0)
+    assert offset[0] == pytest.approx(alone[0], rel=0.01)
+
+
 def test_an_offset_of_a_body_not_free_is_refused():
     b = ModelBuilder()
     b.add_body("pile", body=Body(1.0, (0.0, 0.0, 0.0), np.eye(3)), joint=mbd.Fixed())

@@ -415,7 +415,8 @@ def test_save_step_that_would_change_silently_is_refused(tmp_path, simulation, p
                                                     (1000.3, 0.1, 0.1)])
 def test_default_save_step_keeps_about_2000_states(tmp_path, duration, dt, expected):
     """Before, a file without save_dt kept every step: 186 MB for a small 600 s case."""
-    text = ROPE.format(name="s", length=9.99).split("[simulation]")[0]
+    # a rope soft enough for the coarsest step (its bounce 3.2 rad/s: ω dt 0.32 at dt 0.1)
+    text = ROPE.format(name="s", length=9.99).split("[simulation]")[0].replace("EA = 1.0e7", "EA = 1.0e5")
     text += f"[simulation]\nduration = {duration}\nmethod = 'rk4'\ndt = {dt}\n"
     (tmp_path / "s.toml").write_text(text)
     assert load_system(tmp_path / "s.toml").save_dt == pytest.approx(expected)
@@ -562,3 +563,46 @@ def test_the_sea_modelled_is_the_sea_asked_for_or_the_run_says_so(tp):
     a = np.asarray(sea.realise(jax.random.key(7)).amplitude)
     assert abs(4.0 * np.sqrt(np.sum(a**2) / 2.0) / modelled - 1.0) < 0.05
     assert SeaState(spectrum=JONSWAP(2.0, tp), omega_min=0.05, omega_max=12.0, n_frequencies=600).energy_fraction() > 0.999
+
+
+def test_a_fixed_step_beyond_the_stiffest_mode_is_refused_or_reported(tmp_path, capsys):
+    """A rope whose bounce is beyond what the step resolves gave peaks several per cent off and said nothing
+    of the step.  The stiffest mode the elements state (here the rope's bounce: √(k/m) = √(EA/(L m)) for a
+    cargo hung at its centre of mass on a free joint, to 1e-12) is held against the fixed step: beyond RK4's
+    stability bound (ω dt > 2√2) the file is refused with the largest stable step; beyond ω dt = 1 the run
+    reports it."""
+    from jaxmbd import validity
+
+    path = _rope_file(tmp_path)
+    loaded = load_system(path)
+    w = np.sqrt(1.0e7 / 9.99 / 1000.0)
+    assert loaded.stiffest[1] == "hoist" and loaded.stiffest[0] == pytest.approx(w, rel=1e-12)
+    path.write_text(path.read_text().replace("save_dt = 0.05", "save_dt = 0.1").replace("dt = 0.005", "dt = 0.1"))
+    with pytest.raises(SystemFileError, match=r"simulation\.dt: dt 0\.1 s is beyond RK4's stability bound .*'hoist' "
+                       rf"at {w:.3g} rad/s.*the largest stable step is {validity.RK4_STABLE / w:.3g} s"):
+        load_system(path)
+    path.write_text(path.read_text().replace("\ndt = 0.1", "\ndt = 0.05"))
+    rc = main(["run", str(path), "--out", str(tmp_path / "out")])
+    out = capsys.readouterr().out
+    assert rc == 0 and "hoist: the fixed step (rk4, dt 0.05 s) against its stiffest mode (31.6 rad/s)" in out, out
+    assert f"dt <= {1.0 / w:.2g} s" in out
+
+
+def test_a_run_too_large_for_the_machine_is_refused_up_front(tmp_path, capsys):
+    """A duration of years (or a million realisations) started, compiled and ran for hours before running out
+    of memory.  The results a run keeps are estimated before anything is compiled (states and outputs at
+    every save of every realisation) and a run beyond 80 % of the machine's memory is refused in one line
+    with the numbers."""
+    from jaxmbd.run import RunSettings, size_problem
+
+    path = _rope_file(tmp_path)
+    rc = main(["run", str(path), "--duration", "1e11", "--out", str(tmp_path / "out")])
+    err = _one_line_error(capsys, rc)
+    assert "would keep about" in err and "fewer realisations, a longer save_dt or a shorter duration" in err
+    system = load_system(path).system
+    # 1,000 realisations of 2,001 saves of the rope's 13 states + 3 x its outputs: 0.5 GB, refused at 0.5 GB of memory
+    values = 7 + 6 + system.n_states + 3 * len(system.output_units())
+    settings = RunSettings(duration=100.0, save_dt=0.05, n_realisations=1000)
+    need = 1000 * 2001 * values * 8
+    assert size_problem(system, settings, memory=need / 0.8 * 1.01) is None
+    assert f"{need / 1e9:.3g} GB" in size_problem(system, settings, memory=need / 0.8 * 0.99)

@@ -159,7 +159,7 @@ def test_tune_cli_writes_history_and_held_out(tmp_path, capsys):
 BAD_TABLES = [
     # (replace this, with this, the field named, words in the message)
     ('path = "hoist.EA"', 'path = "hoist.stiffness"', "tune.parameters[0].path", "no field 'stiffness'"),
-    ('path = "hoist.EA"', 'path = "rope.EA"', "tune.parameters[0].path", "no force element 'rope'"),
+    ('path = "hoist.EA"', 'path = "rope.EA"', "tune.parameters[0].path", "no element 'rope'"),
     ('path = "hoist.EA"', 'path = "hoist.EA[2]"', "tune.parameters[0].path", "out of range"),
     ('path = "hoist.EA"', 'path = "hydro.ramp_time"', "tune.parameters[0].path", "static field"),
     ('path = "hoist.EA"', 'path = "mooring.stiffness"', "tune.parameters[0].path", "values that differ"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ..kinematics import Kinematics
 
@@ -79,9 +80,33 @@ def constrained_accelerations(loops, model, q, v, M, b, kin: Kinematics | None =
     # is what the rows before it leave of it): 1 for independent rows, → 0 at a singular configuration,
     # where the multipliers lose that many digits.  (No eigenvalue solver: its batched LAPACK call beside the
     # Cholesky factor's can deadlock XLA's CPU thread pool in a vmapped run.)
+    #
+    # Measured with the points' rows of each loop sharing one scale, the largest diagonal of S among them,
+    # not one per row: a point row that loses its stiffness against its siblings (a parallelogram lying
+    # flat at its dead point: its lever arms all along one row's direction) then shows as a small pivot
+    # instead of being scaled back to one.  The diagonal is the point's mobility along the row, J M⁻¹ Jᵀ,
+    # which mass weights too (a point is easier to move across a slender arm than along it), but within
+    # a few times for any body, far from the 1e-4 a run reports.  The Cholesky factor of D S D is D L, so
+    # each pivot is multiplied by its row's diagonal over its scale.
+    share = jnp.where(live, jnp.diagonal(S), 0.0) / jnp.maximum(_kind_scale(loops, jnp.where(live, jnp.diagonal(S), 0.0)),
+                                                                jnp.finfo(S.dtype).tiny)
+    share = jnp.where(live, share, 1.0)
     pivots = jnp.diagonal(L) ** 2
-    conditioning = jnp.maximum(jnp.min(pivots) - mu, 0.0) / jnp.max(pivots)
+    conditioning = jnp.min(jnp.maximum(pivots - mu, 0.0) * share) / jnp.max(pivots * share)
     return Minv_b + Minv_JT @ lam, lam, residual, conditioning
+
+
+def _kind_scale(loops, diag):
+    """Per row, the largest of ``diag`` over the rows of its kind in its loop (:attr:`jaxmbd.loops.Loop.row_kinds`)."""
+    out, start = [], 0
+    for lp in loops:
+        kinds = np.asarray(getattr(lp, "row_kinds", range(lp.n_rows)))  # each row its own kind by default
+        block = diag[start : start + lp.n_rows]
+        # the points' rows share their largest; a direction row is its own scale (its diagonal is the
+        # inverse of a rotational inertia, which a slender body makes differ by orders between axes)
+        out.append(jnp.stack([jnp.max(block[kinds == k]) if k == 0 else block[r] for r, k in enumerate(kinds)]))
+        start += lp.n_rows
+    return jnp.concatenate(out)
 
 
 def loop_wrenches(loops, model, kin: Kinematics, lam):

@@ -146,13 +146,17 @@ class CatenaryLine(ForceElement):
 
     Outputs: ``fairlead_tension`` (N), ``horizontal_tension`` H (N), ``vertical_tension`` V (N),
     ``anchor_tension`` (N), ``anchor_angle`` (rad above the seabed: 0 while a length lies on it),
-    ``laid_length`` (m), ``converged`` (1 when Newton's method met its tolerance).  A run reports a
-    fairlead tension above ``max_tension`` (the line's minimum breaking load or a design limit).
+    ``laid_length`` (m), ``converged`` (1 when Newton's method met its tolerance), ``strain`` (the fairlead
+    tension over EA, the line's largest).  A run reports a fairlead tension above ``max_tension`` (the
+    line's minimum breaking load or a design limit), a strain above ``max_strain`` and an anchor lifted
+    above ``max_anchor_angle`` (0 for a drag anchor, the default), at every saved sample.
     """
     validity_doc: ClassVar[tuple] = (  # (entry, range, beyond it): the docs' validity table
         ('`catenary_line`',
-         "the catenary solved (the fairlead above the anchor's seabed); fairlead tension within `max_tension`",
-         "no catenary reaches the fairlead; beyond the line's strength"),
+         "the catenary solved (the fairlead above the anchor's seabed); fairlead tension within `max_tension`; its strain "
+         "(tension over EA) within `max_strain` (0.3); the anchor's uplift angle within `max_anchor_angle` (0: a drag anchor)",
+         "no catenary reaches the fairlead; beyond the line's strength or its material's stretch; a drag anchor lifted "
+         "out of the seabed"),
     )
 
     kind: ClassVar[str] = "catenary_line"
@@ -166,6 +170,12 @@ class CatenaryLine(ForceElement):
     weight: jax.Array = parameter(unit="N/m", bound=(">", 0.0), doc="w, weight in water per metre (its mass less its buoyancy, times g)")
     seabed_friction: jax.Array = parameter(unit="", bound=(">=", 0.0), default=0.0, doc="c_B, friction of the laid length")
     max_tension: jax.Array = parameter(unit="N", bound=(">", 0.0), default=float("inf"), doc="minimum breaking load or design limit")
+    max_strain: jax.Array = parameter(unit="", bound=(">", 0.0), default=0.3, doc="the material's strain limit: the "
+                                      "fairlead tension over EA above it is reported (steel wire about 0.01 at break, "
+                                      "polyester 0.1-0.15, nylon 0.2-0.3; the default is the last, which no line outlasts)")
+    max_anchor_angle: jax.Array = parameter(unit="rad", bound=(">=", 0.0), default=0.0, doc="the anchor's largest uplift "
+                                            "angle (0: a drag anchor, which takes no vertical load; a pile or suction "
+                                            "anchor's design angle): above it the run reports the anchor lifted")
 
     def _tensions(self, ctx: Context):
         i = ctx.body_index(self.body)
@@ -179,22 +189,23 @@ class CatenaryLine(ForceElement):
 
     def outputs(self, ctx: Context, z) -> dict:
         _, H, V, _, ok = self._tensions(ctx)
-        return line_outputs(H, V, ok, self.length, self.weight, self.seabed_friction)
+        return line_outputs(H, V, ok, self.length, self.weight, self.seabed_friction, self.EA)
 
     def output_units(self, model) -> dict:
         return dict(LINE_UNITS)
 
     def valid_ranges(self, model) -> tuple:
-        return line_ranges(self.max_tension)
+        return line_ranges(self.max_tension, self.max_strain, self.max_anchor_angle)
 
     def start_problem(self, ctx: Context) -> str | None:
         i = ctx.body_index(self.body)
         p = ctx.point_position(i, jnp.asarray(self.fairlead, dtype=ctx.p.dtype))
-        return line_start_problem(p, self.anchor, float(self.length), float(self.EA), float(self.weight), self.max_tension)
+        return line_start_problem(p, self.anchor, float(self.length), float(self.EA), float(self.weight), self.max_tension,
+                                  max_strain=self.max_strain)
 
 
 LINE_UNITS = {"fairlead_tension": "N", "horizontal_tension": "N", "vertical_tension": "N", "anchor_tension": "N",
-              "anchor_angle": "rad", "laid_length": "m", "converged": "1"}
+              "anchor_angle": "rad", "laid_length": "m", "converged": "1", "strain": "1"}
 
 
 def line_tensions(fairlead, anchor, L, EA, w, cb=0.0):
@@ -211,18 +222,19 @@ MAX_STRAIN = 0.3
 (steel, polyester, nylon) survives 30 % of strain, so the length or the positions are wrong."""
 
 
-def line_start_problem(fairlead, anchor, L, EA, w, max_tension, which="") -> str | None:
+def line_start_problem(fairlead, anchor, L, EA, w, max_tension, which="", max_strain=MAX_STRAIN) -> str | None:
     """Why a catenary line from ``anchor`` to the world point ``fairlead`` cannot start there, or None:
-    the anchor above the fairlead, a line that must stretch by more than :data:`MAX_STRAIN` to reach,
-    or that reaches only beyond ``max_tension``."""
+    the anchor above the fairlead, a line that must stretch by more than ``max_strain`` (the line's
+    material limit, by default :data:`MAX_STRAIN`) to reach, or that reaches only beyond ``max_tension``."""
     f, a = np.asarray(fairlead, float), np.asarray(anchor, float)
     if f[2] < a[2]:
         return (f"{which}the anchor (z = {a[2]:g} m) is above the fairlead (z = {f[2]:g} m at q0): a catenary hangs "
                 "from its fairlead down to its seabed anchor")
     chord = float(np.linalg.norm(f - a))
-    if chord > L * (1 + MAX_STRAIN):
+    limit_strain = float(np.min(np.asarray(max_strain)))
+    if chord > L * (1 + limit_strain):
         return (f"{which}the line ({L:g} m) is too short to reach its fairlead {chord:.4g} m from the anchor at q0: "
-                f"it would stretch by {100 * (chord / L - 1):.0f} %")
+                f"it would stretch by {100 * (chord / L - 1):.0f} %, beyond its max_strain {limit_strain:g}")
     limit = float(max_tension)
     if np.isfinite(limit):
         H, V, _, _ = line_tensions(jnp.asarray(f), jnp.asarray(a), L, EA, w)
@@ -233,8 +245,8 @@ def line_start_problem(fairlead, anchor, L, EA, w, max_tension, which="") -> str
     return None
 
 
-def line_outputs(H, V, ok, L, w, cb=0.0) -> dict:
-    """A line's outputs from its fairlead tensions (see :class:`CatenaryLine`)."""
+def line_outputs(H, V, ok, L, w, cb=0.0, EA=None) -> dict:
+    """A line's outputs from its fairlead tensions (see :class:`CatenaryLine`); ``strain`` with ``EA``."""
     wl = w * L
     lying = V < wl
     laid = jnp.where(lying, L - V / w, 0.0)
@@ -242,16 +254,27 @@ def line_outputs(H, V, ok, L, w, cb=0.0) -> dict:
     VA = jnp.where(lying, 0.0, V - wl)
     return {"fairlead_tension": jnp.sqrt(H * H + V * V), "horizontal_tension": H, "vertical_tension": V,
             "anchor_tension": jnp.sqrt(HA * HA + VA * VA), "anchor_angle": jnp.arctan2(VA, jnp.maximum(HA, 1e-300)),
-            "laid_length": laid, "converged": ok.astype(H.dtype)}
+            "laid_length": laid, "converged": ok.astype(H.dtype)} | (
+        {} if EA is None else {"strain": jnp.sqrt(H * H + V * V) / EA})
 
 
-def line_ranges(max_tension) -> tuple:
-    """Where a line's model holds: its catenary solved, and (with a finite limit) its tension within it."""
+def line_ranges(max_tension, max_strain=MAX_STRAIN, max_anchor_angle=0.0) -> tuple:
+    """Where a line's model holds: its catenary solved, its strain within the material's ``max_strain``, its
+    anchor's uplift angle within ``max_anchor_angle`` (0: a drag anchor), and (with a finite limit) its
+    tension within ``max_tension``."""
     from ..validity import ValidRange
 
     limit = float(np.max(np.asarray(max_tension)))
+    strain = float(np.min(np.asarray(max_strain)))
+    uplift = float(np.min(np.asarray(max_anchor_angle)))
     ranges = (ValidRange("converged", "catenary solution", "a quasi-static elastic catenary",
-                         "Newton's method converged (a line that can reach its fairlead)", lower=0.5),)
+                         "Newton's method converged (a line that can reach its fairlead)", lower=0.5),
+              ValidRange("strain", "line strain", "a line within its material's stretch",
+                         f"strain (tension over EA) <= max_strain {strain:g}", upper=strain, signed=True),
+              ValidRange("anchor_angle", "anchor uplift", "an anchor held by the seabed",
+                         f"uplift angle at the anchor <= max_anchor_angle {np.degrees(uplift):g} deg"
+                         + (" (a drag anchor takes no vertical load)" if uplift == 0.0 else ""),
+                         upper=uplift + 1e-9, signed=True))
     if np.isfinite(limit):
         ranges += (ValidRange("fairlead_tension", "line tension", "a line within its strength",
                               f"fairlead tension <= max_tension {limit:g} N", upper=limit, signed=True),)

@@ -70,6 +70,18 @@ class Fender(ForceElement):
                                       doc="... and below this one (a deck's edges: off it, no contact)")
     seabed: bool = setting("bool", default=False, doc="the plane is the seabed: other is world, the normal up, the plane under the still water")
 
+    def springs(self, ctx) -> tuple:
+        """k along the plane's normal, between the fender's point and the point of ``other`` it touches (in
+        contact, or coming to it)."""
+        x = np.asarray(ctx.point_position(ctx.body_index(self.body), jnp.asarray(self.point, ctx.R.dtype)))
+        n = np.asarray(self.normal, float)
+        touched = x
+        if self.other != "world":
+            j = ctx.body_index(self.other)
+            R, p = np.asarray(ctx.R[j]), np.asarray(ctx.p[j])
+            n, touched = R @ n, R.T @ (x - p)
+        return ((self.body, self.point, self.other, touched, float(self.stiffness), n / np.linalg.norm(n)),)
+
     @classmethod
     def file_rules(cls, values, given, fail):
         if "normal" in values and not float(np.linalg.norm(values["normal"])) > 0.0:

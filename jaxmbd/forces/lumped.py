@@ -118,6 +118,9 @@ class LumpedLine(ForceElement):
     def n_states(self):
         return 6 * (self.segments - 1)
 
+    def internal_frequency(self):
+        return 2 * np.pi / self.axial_period()
+
     def axial_period(self):
         """2π/ω (s) of the fastest axial mode of a segment, ω = 2 √(EA / (m l²)): an explicit step
         well under it (RK4: under a third of it) keeps the run stable."""

@@ -6,6 +6,7 @@ from typing import ClassVar
 
 import equinox as eqx
 import jax.numpy as jnp
+import numpy as np
 
 from .. import spatial
 from ..fields import parameter, setting
@@ -44,6 +45,11 @@ class LinearMooring(ForceElement):
     stiffness: jnp.ndarray = parameter(unit="N/m, N·m/rad", shape=(6, 6), doc="K on η = [x, y, z, φ, θ, ψ]")
     damping: jnp.ndarray = parameter(unit="N·s/m, N·m·s/rad", shape=(6, 6), doc="C on η̇")
     pretension: jnp.ndarray = parameter(unit="N, N·m", shape=(6,), default=[0.0] * 6, doc="constant wrench F_pretension, world axes")
+
+    def springs(self, ctx) -> tuple:
+        """K's translational diagonal, each along its world axis, between the point and its reference."""
+        K = np.asarray(self.stiffness, float)
+        return tuple((self.body, self.point, "world", self.reference, float(K[a, a]), np.eye(3)[a]) for a in range(3) if K[a, a] > 0.0)
 
     def wrench(self, ctx: Context):
         eta, etadot = small_displacement(ctx, self.body, self.point, jnp.eye(3, dtype=ctx.R.dtype), self.reference)

@@ -187,6 +187,12 @@ class WireRope(ForceElement):
             zdot = jnp.stack([rate, -self.payout_rate * jnp.ones_like(rate)])
         return Contribution(f_ext=f_ext, zdot=zdot)
 
+    def springs(self, ctx) -> tuple:
+        """The hook's stiffness n² EA / (n L₀ + L_lead) between the sheave and the hook points."""
+        n = float(self.falls)
+        k = n * n * float(self.EA) / (n * float(self.length) + float(self.lead_length))
+        return ((self.body_a, self.point_a, self.body_b, self.point_b, k),)
+
     def valid_ranges(self, model) -> tuple:
         from ..validity import ValidRange
 

@@ -118,6 +118,12 @@ class SegmentedLine(ForceElement):
     point_loads: jax.Array = parameter(unit="N", shape=None, default=(), doc="at each joint (n − 1): + a clump's weight, − a buoy's lift")
     seabed_friction: jax.Array = parameter(unit="", bound=(">=", 0.0), default=0.0, doc="c_B, friction of the bottom section's laid length")
     max_tension: jax.Array = parameter(unit="N", bound=(">", 0.0), default=float("inf"), doc="minimum breaking load or design limit")
+    max_strain: jax.Array = parameter(unit="", bound=(">", 0.0), default=0.3, doc="the material's strain limit: the "
+                                      "fairlead tension over EA above it is reported (steel wire about 0.01 at break, "
+                                      "polyester 0.1-0.15, nylon 0.2-0.3; the default is the last, which no line outlasts)")
+    max_anchor_angle: jax.Array = parameter(unit="rad", bound=(">=", 0.0), default=0.0, doc="the anchor's largest uplift "
+                                            "angle (0: a drag anchor, which takes no vertical load; a pile or suction "
+                                            "anchor's design angle): above it the run reports the anchor lifted")
 
     @classmethod
     def file_rules(cls, values, given, fail):
@@ -155,20 +161,23 @@ class SegmentedLine(ForceElement):
 
     def outputs(self, ctx: Context, z) -> dict:
         H, V, Vs, ok, _ = self._tensions(ctx)
-        L, _, w, _ = self._arrays(ctx.p.dtype)
+        L, EA, w, _ = self._arrays(ctx.p.dtype)
         bottom = line_outputs(H, Vs[0], ok, L[0], w[0], self.seabed_friction)  # the anchor's side
+        tops = jnp.sqrt(H * H + Vs**2)  # each section's largest tension, at its top
         return bottom | {"fairlead_tension": jnp.sqrt(H * H + V * V), "vertical_tension": V,
-                         "joint_tension": jnp.sqrt(H * H + Vs[:-1] ** 2) if L.shape[0] > 1 else jnp.zeros(0, V.dtype)}
+                         "joint_tension": jnp.sqrt(H * H + Vs[:-1] ** 2) if L.shape[0] > 1 else jnp.zeros(0, V.dtype),
+                         "strain": jnp.max(tops / EA)}
 
     def output_units(self, model) -> dict:
         return dict(LINE_UNITS) | {"joint_tension": "N"}
 
     def valid_ranges(self, model) -> tuple:
-        return line_ranges(self.max_tension)
+        return line_ranges(self.max_tension, self.max_strain, self.max_anchor_angle)
 
     def start_problem(self, ctx: Context) -> str | None:
         i = ctx.body_index(self.body)
         p = ctx.point_position(i, jnp.asarray(self.fairlead, dtype=ctx.p.dtype))
         L, EA, w, P = (np.asarray(x) for x in self._arrays(ctx.p.dtype))
         Lt = float(L.sum())
-        return line_start_problem(p, self.anchor, Lt, Lt / float(np.sum(L / EA)), float((w @ L + P.sum()) / Lt), self.max_tension)
+        return line_start_problem(p, self.anchor, Lt, Lt / float(np.sum(L / EA)), float((w @ L + P.sum()) / Lt), self.max_tension,
+                                  max_strain=self.max_strain)

@@ -46,6 +46,12 @@ class MooringSpread(ForceElement):
     centre: jax.Array = parameter(unit="m", shape=(2,), default=(0.0, 0.0), doc="the anchor pattern's centre (world x, y)")
     seabed_friction: jax.Array = parameter(unit="", bound=(">=", 0.0), default=0.0, doc="c_B, friction of the laid lengths")
     max_tension: jax.Array = parameter(unit="N", bound=(">", 0.0), default=float("inf"), doc="minimum breaking load or design limit")
+    max_strain: jax.Array = parameter(unit="", bound=(">", 0.0), default=0.3, doc="the material's strain limit: the "
+                                      "fairlead tension over EA above it is reported (steel wire about 0.01 at break, "
+                                      "polyester 0.1-0.15, nylon 0.2-0.3; the default is the last, which no line outlasts)")
+    max_anchor_angle: jax.Array = parameter(unit="rad", bound=(">=", 0.0), default=0.0, doc="the anchor's largest uplift "
+                                            "angle (0: a drag anchor, which takes no vertical load; a pile or suction "
+                                            "anchor's design angle): above it the run reports the anchor lifted")
 
     @classmethod
     def file_rules(cls, values, given, fail):
@@ -89,21 +95,22 @@ class MooringSpread(ForceElement):
         return Contribution(f_ext=ctx.zeros_f_ext().at[i].add(wrench.astype(ctx.p.dtype)))
 
     def outputs(self, ctx: Context, z) -> dict:
-        _, _, H, V, _, ok, L, w = self._lines(ctx)
-        return jax.vmap(lambda H, V, ok, L, w: line_outputs(H, V, ok, L, w, self.seabed_friction))(H, V, ok, L, w)
+        i, fair, world, anchors, L, EA, w = self._geometry(ctx)
+        H, V, _, ok = jax.vmap(lambda p, a, L, EA, w: line_tensions(p, a, L, EA, w, self.seabed_friction))(world, anchors, L, EA, w)
+        return jax.vmap(lambda H, V, ok, L, w, EA: line_outputs(H, V, ok, L, w, self.seabed_friction, EA))(H, V, ok, L, w, EA)
 
     def output_units(self, model) -> dict:
         return dict(LINE_UNITS)
 
     def valid_ranges(self, model) -> tuple:
-        return line_ranges(self.max_tension)
+        return line_ranges(self.max_tension, self.max_strain, self.max_anchor_angle)
 
     def start_problem(self, ctx: Context) -> str | None:
         """The catenary line's checks, line by line (named by its heading)."""
         _, _, world, anchors, L, EA, w = (np.asarray(x) if not isinstance(x, int) else x for x in self._geometry(ctx))
         for k, hk in enumerate(np.atleast_1d(np.asarray(self.headings, float))):
             problem = line_start_problem(world[k], anchors[k], float(L[k]), float(EA[k]), float(w[k]), self.max_tension,
-                                         which=f"line {k} (heading {np.degrees(hk):g}°): ")
+                                         which=f"line {k} (heading {np.degrees(hk):g}°): ", max_strain=self.max_strain)
             if problem:
                 return problem
         return None

@@ -202,20 +202,50 @@ class StabilityCurve:
     axis: str = "roll"
     equilibrium_heel_deg: float | None = None
 
+    def unconverged(self) -> str:
+        """'' when every point's floating solve converged (relative imbalance under :data:`RESIDUAL`), else
+        one line naming the angles where it did not."""
+        bad = np.asarray(self.residual) > RESIDUAL
+        if not bad.any():
+            return ""
+        free = "trim" if self.axis == "roll" else "heel"
+        return (f"the floating solve (heave and free {free}) did not converge at {int(bad.sum())} of {bad.size} angles "
+                f"({_ranges(np.asarray(self.heel_deg)[bad])} deg; largest relative imbalance {float(np.max(self.residual)):.2g}): "
+                "the curve is not the hull's there")
+
     def table(self) -> str:
         """The curve as text: one line per heel, then the summary, units in the header."""
         lines = [f"# GZ curve ({self.axis}), mass {self.mass:.6g} kg, G at {np.round(self.cog, 4).tolist()} m",
                  f"# GM {self.gm:.4f} m; static list {_deg(self.equilibrium_heel_deg)}; max righting arm {self.max_gz:.4f} m at "
                  f"{self.angle_of_max_gz_deg:.2f} deg; "
                  f"deck-edge immersion {_deg(self.deck_edge_immersion_deg)}; vanishing stability {_deg(self.vanishing_stability_deg)}",
-                 f"#{'heel_deg':>9} {'GZ_m':>10} {'heave_m':>10} {'trim_deg':>10}"]
-        for row in zip(self.heel_deg, self.gz, self.heave, self.trim_deg):
-            lines.append("".join(f"{x:>11.5f}" for x in row))
+                 f"#{'heel_deg':>9} {'GZ_m':>10} {'heave_m':>10} {'trim_deg':>10} {'residual':>10}"]
+        if self.unconverged():
+            lines.insert(2, f"# WARNING: {self.unconverged()}")
+        for *row, residual in zip(self.heel_deg, self.gz, self.heave, self.trim_deg, self.residual):
+            lines.append("".join(f"{x:>11.5f}" for x in row) + f"{residual:>11.1e}")
         return "\n".join(lines) + "\n"
 
 
 def _deg(x):
     return "not reached" if x is None else f"{x:.2f} deg"
+
+
+RESIDUAL = 1e-6
+"""The relative force and moment imbalance above which a GZ point's floating solve is reported unconverged."""
+
+
+def _ranges(values) -> str:
+    """``[-39, -38, -37, 5]`` -> ``"-39 to -37, 5"``: the runs of a curve's evenly spaced angles."""
+    v = np.sort(np.asarray(values, float))
+    step = np.min(np.diff(v)) if v.size > 1 else 0.0
+    runs, start = [], v[0]
+    for a, b in zip(v[:-1], v[1:]):
+        if b - a > 1.5 * step:
+            runs.append((start, a))
+            start = b
+    runs.append((start, v[-1]))
+    return ", ".join(f"{a:g}" if a == b else f"{a:g} to {b:g}" for a, b in runs)
 
 
 def righting_arm(hull: HullMesh, mass: float, cog, heel_deg=None, *, axis: str = "roll", free_trim: bool = True,

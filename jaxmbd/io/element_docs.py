@@ -67,9 +67,9 @@ def elements_with_ranges() -> list:
     """Every element class that checks ranges of validity (overrides ``valid_ranges``): the hydrodynamic
     body first, then by kind."""
     from .. import control, flex, forces, hydro, loops  # noqa: F401  (every element class defined)
-    from ..system import ForceElement
+    from ..system import Element
 
-    found, todo = [], list(ForceElement.__subclasses__())
+    found, todo = [], list(Element.__subclasses__())
     while todo:
         cls = todo.pop()
         todo += cls.__subclasses__()

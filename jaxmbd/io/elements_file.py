@@ -132,7 +132,15 @@ def trial(reader, system, elements):
     except Exception as exc:
         reader.r.fail("forces", f"cannot evaluate the elements at q0: {type(exc).__name__}: {exc}")
     reader.element_outputs = {}
-    for (f, el), s in zip(elements, system.state_slices()):
+    if system.loops:  # the loops' outputs come from the system's constrained solve
+        try:
+            outs = jax.eval_shape(lambda: system.outputs(0.0, (q, v, z_all), only=tuple(lp.name for lp in system.loops)))
+        except Exception as exc:
+            where = next(f for f, el in elements if el.section == "loops")
+            reader.r.fail(where, f"the loops cannot be evaluated at q0: {type(exc).__name__}: {exc}")
+        reader.element_outputs |= {k: tuple(o.shape) for k, o in outs.items()}
+    forces = [(f, el) for f, el in elements if el.section != "loops"]
+    for (f, el), s in zip(forces, system.state_slices(), strict=True):
         z = z_all[s]
         try:
             c, outs = jax.eval_shape(lambda: (el.contribution(ctx, z), el.outputs(ctx, z)))

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import validity
 from ..hydro.body_file import read_hydro
 from ..hydro.sea import read_sea, read_water
 from ..run import SimulationSettings, read_simulation
@@ -73,6 +74,7 @@ class LoadedSystem:
     scenario: dict | None
     path: Path | None
     config: dict
+    stiffest: tuple | None = None  # (ω rad/s, element) of the stiffest stated mode at q0 (jaxmbd.validity.stiffest_mode)
 
     @property
     def model(self):
@@ -226,13 +228,16 @@ class _Loader:
         from ..system import System
 
         try:
-            system = System(self.model, tuple(f for _, f in elements), waves, name=self.name, report_joints=report)
+            system = System(self.model, tuple(f for _, f in hydro + forces + controllers), waves, name=self.name,
+                            report_joints=report, loops=tuple(lp for _, lp in loops))
         except (ModelError, ValueError) as exc:
             r.fail("forces", str(exc))
         trial(self, system, elements)  # shapes only: the outputs a sweep or a scenario may name
-        if validate:
-            self.validate(system)
+        stiffest = self.validate(system) if validate else None
         integrator, sim = read_simulation(self, cfg, system)
+        problem = validity.step_problem(stiffest, integrator)
+        if problem:
+            r.fail("simulation.dt", problem)
         sweep = read_sweep(self, cfg, system, sim)
         scenario = read_scenario(self, cfg, system)
         return LoadedSystem(
@@ -244,14 +249,17 @@ class _Loader:
             scenario=scenario,
             path=self.path,
             config=self.config,
+            stiffest=stiffest,
         )
 
     def validate(self, system):
         """The physical checks of a read system, numbers evaluated: the mass matrix at q0 with the
         elements' added inertia is positive definite (:meth:`check_inertia`), and each element can
-        start at q0 (:meth:`ForceElement.start_problem`)."""
-        self.check_inertia(system)
+        start at q0 (:meth:`ForceElement.start_problem`).  Returns the stiffest mode the elements state at
+        q0 (:func:`jaxmbd.validity.stiffest_mode`), which the fixed step is held against."""
+        M = self.check_inertia(system)
         self.check_start(system)
+        return None if M is None else validity.stiffest_mode(system, self.q0, M)
 
     def check_start(self, system):
         model = system.model
@@ -289,7 +297,7 @@ class _Loader:
 
         model = system.model
         if model.nv == 0:
-            return
+            return None
         try:
             ctx = system.context(0.0, self.q0, np.zeros(model.nv))
             M = np.asarray(mass_matrix(model, self.q0, system.extra_inertia(ctx)))
@@ -307,6 +315,7 @@ class _Loader:
                 f"body {name!r} (joint {model.joint_names[i]!r}) has no inertia along velocity direction "
                 f"{k - model.v_start[i]} of its joint at q0 (singular mass matrix); give it mass and inertia",
             )
+        return M
 
     def names(self, value, where, *, world=False, what="body"):
         """Check model names (a string or a list of strings); joints may be named by their body too."""

@@ -207,7 +207,7 @@ def build(hs=2.0, tp=8.0, heading_deg=0.0, *, n_frequencies=100, hydro=None, pre
     waves = sea(hs, tp, heading_deg, n_frequencies)
 
     def system_with(f0):
-        return System(model, (hb, moor, rope, *cylinder_forces(f0), *loops), waves=waves, name="a_frame")
+        return System(model, (hb, moor, rope, *cylinder_forces(f0)), waves=waves, name="a_frame", loops=loops)
 
     if preload is None:
         # the cylinders' static force: the vessel and the load at rest with the frame held, then the
