@@ -17,6 +17,7 @@ SECTIONS = (
     ("installation.md", "python studies/subsea_installation/run.py --cost"),
     ("mooring.md", "python -m benchmarks.mooring"),
     ("loops.md", "python -m benchmarks.loops"),
+    ("equilibrium.md", "python -m benchmarks.equilibrium"),
     ("versions.md", "python -m benchmarks.versions --base DIR"),
     ("targets.md", None),
 )
