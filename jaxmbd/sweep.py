@@ -71,6 +71,10 @@ def initialise_distributed(coordinator: str | None = None, num_processes: int | 
     num_processes = num_processes or (int(os.environ["JAXMBD_NUM_PROCESSES"]) if "JAXMBD_NUM_PROCESSES" in os.environ else None)
     if process_id is None and "JAXMBD_PROCESS_ID" in os.environ:
         process_id = int(os.environ["JAXMBD_PROCESS_ID"])
+    count = num_processes if num_processes and num_processes > 1 else 1
+    if process_id is not None and not 0 <= process_id < count:
+        raise SweepError(f"process id {process_id} (--process-id or JAXMBD_PROCESS_ID) is outside the {count} process"
+                         f"{'es' if count > 1 else ''} of the run (--num-processes or JAXMBD_NUM_PROCESSES): expected 0 to {count - 1}")
     if not coordinator or not num_processes or num_processes < 2:
         return 0, 1
     jax.distributed.initialize(coordinator_address=coordinator, num_processes=num_processes, process_id=process_id)

@@ -606,3 +606,13 @@ def test_a_run_too_large_for_the_machine_is_refused_up_front(tmp_path, capsys):
     need = 1000 * 2001 * values * 8
     assert size_problem(system, settings, memory=need / 0.8 * 1.01) is None
     assert f"{need / 1e9:.3g} GB" in size_problem(system, settings, memory=need / 0.8 * 0.99)
+
+
+@pytest.mark.parametrize("count, index", [(2, 5), (2, -1), (None, 3)])
+def test_a_process_id_outside_the_process_count_is_refused(count, index):
+    """A process index beyond the run's count was passed on to the distributed runtime (which waited for
+    processes that never come) or, for one process, ignored; now one line before anything starts."""
+    from jaxmbd.sweep import SweepError, initialise_distributed
+
+    with pytest.raises(SweepError, match=rf"process id {index} .* is outside the {count or 1} process"):
+        initialise_distributed("localhost:1", count, index)
