@@ -7,6 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from . import spatial
 from ._xla import system_jit
 from .errors import JaxmbdError
 from .joints import Free
@@ -85,9 +86,8 @@ def _posed(model, q0, i, x):
             q[model.q_start[k] : model.q_start[k] + 2] += x[:2]
     s = model.q_start[i]
     q[s : s + 2] += x[:2]
-    c, w = np.cos(x[2] / 2), np.sin(x[2] / 2)
-    a, b = np.array([c, 0.0, 0.0, w]), q[s + 3 : s + 7]  # Rz(dyaw) ⊗ q0's rotation, scalar first
-    q[s + 3 : s + 7] = [a[0] * b[0] - a[3] * b[3], a[0] * b[1] - a[3] * b[2], a[0] * b[2] + a[3] * b[1], a[0] * b[3] + a[3] * b[0]]
+    turn = np.array([np.cos(x[2] / 2), 0.0, 0.0, np.sin(x[2] / 2)])  # about the world's z, then q0's rotation
+    q[s + 3 : s + 7] = np.asarray(spatial.quat_multiply(turn, q[s + 3 : s + 7]))
     return q
 
 

@@ -134,6 +134,25 @@ def solve_catenary(X, Z, L, EA, w, cb=0.0, *, steps=100):
     return H, V, above & (slack | lm_ok)
 
 
+MAX_STRAIN = 0.3
+"""A line asked to stretch further than this to reach its fairlead is refused: no mooring material
+(steel, polyester, nylon) survives 30 % of strain, so the length or the positions are wrong."""
+
+
+def line_limit(name: str):
+    """The declaration of one of a catenary line's limits (``max_tension``, ``max_strain``,
+    ``max_anchor_angle``), written once for the catenary, segmented and spread lines."""
+    return {
+        "max_tension": lambda: parameter(unit="N", bound=(">", 0.0), default=float("inf"), doc="minimum breaking load or design limit"),
+        "max_strain": lambda: parameter(unit="", bound=(">", 0.0), default=MAX_STRAIN, doc=(
+            "the material's strain limit: the fairlead tension over EA above it is reported (steel wire about 0.01 at "
+            "break, polyester 0.1-0.15, nylon 0.2-0.3; the default is the last, which no line outlasts)")),
+        "max_anchor_angle": lambda: parameter(unit="rad", bound=(">=", 0.0), default=0.0, doc=(
+            "the anchor's largest uplift angle (0: a drag anchor, which takes no vertical load; a pile or suction "
+            "anchor's design angle): above it the run reports the anchor lifted")),
+    }[name]()
+
+
 class CatenaryLine(ForceElement):
     """A mooring line from ``anchor`` (world, on the seabed: the seabed is the horizontal plane through
     it) to ``fairlead`` on ``body``: an elastic catenary of unstretched ``length`` L, ``EA`` and weight
@@ -169,13 +188,9 @@ class CatenaryLine(ForceElement):
     EA: jax.Array = parameter(unit="N", bound=(">", 0.0), doc="axial stiffness")
     weight: jax.Array = parameter(unit="N/m", bound=(">", 0.0), doc="w, weight in water per metre (its mass less its buoyancy, times g)")
     seabed_friction: jax.Array = parameter(unit="", bound=(">=", 0.0), default=0.0, doc="c_B, friction of the laid length")
-    max_tension: jax.Array = parameter(unit="N", bound=(">", 0.0), default=float("inf"), doc="minimum breaking load or design limit")
-    max_strain: jax.Array = parameter(unit="", bound=(">", 0.0), default=0.3, doc="the material's strain limit: the "
-                                      "fairlead tension over EA above it is reported (steel wire about 0.01 at break, "
-                                      "polyester 0.1-0.15, nylon 0.2-0.3; the default is the last, which no line outlasts)")
-    max_anchor_angle: jax.Array = parameter(unit="rad", bound=(">=", 0.0), default=0.0, doc="the anchor's largest uplift "
-                                            "angle (0: a drag anchor, which takes no vertical load; a pile or suction "
-                                            "anchor's design angle): above it the run reports the anchor lifted")
+    max_tension: jax.Array = line_limit("max_tension")
+    max_strain: jax.Array = line_limit("max_strain")
+    max_anchor_angle: jax.Array = line_limit("max_anchor_angle")
 
     def _tensions(self, ctx: Context):
         i = ctx.body_index(self.body)
@@ -215,11 +230,6 @@ def line_tensions(fairlead, anchor, L, EA, w, cb=0.0):
     X = jnp.maximum(jnp.sqrt(d[0] ** 2 + d[1] ** 2 + 1e-30), 1e-6 * L)
     H, V, ok = solve_catenary(X, d[2], L, EA, w, cb)
     return H, V, jnp.stack([d[0], d[1], jnp.zeros_like(X)]) / X, ok
-
-
-MAX_STRAIN = 0.3
-"""A line asked to stretch further than this to reach its fairlead is refused: no mooring material
-(steel, polyester, nylon) survives 30 % of strain, so the length or the positions are wrong."""
 
 
 def line_start_problem(fairlead, anchor, L, EA, w, max_tension, which="", max_strain=MAX_STRAIN) -> str | None:

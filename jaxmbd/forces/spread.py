@@ -12,7 +12,7 @@ import numpy as np
 
 from ..fields import parameter, setting
 from ..system import Context, Contribution, ForceElement
-from .catenary import LINE_UNITS, line_outputs, line_ranges, line_start_problem, line_tensions
+from .catenary import LINE_UNITS, line_limit, line_outputs, line_ranges, line_start_problem, line_tensions
 
 
 class MooringSpread(ForceElement):
@@ -45,13 +45,9 @@ class MooringSpread(ForceElement):
     weight: jax.Array = parameter(unit="N/m", shape=None, bound=(">", 0.0), doc="w, weight in water per metre, one value or one per line")
     centre: jax.Array = parameter(unit="m", shape=(2,), default=(0.0, 0.0), doc="the anchor pattern's centre (world x, y)")
     seabed_friction: jax.Array = parameter(unit="", bound=(">=", 0.0), default=0.0, doc="c_B, friction of the laid lengths")
-    max_tension: jax.Array = parameter(unit="N", bound=(">", 0.0), default=float("inf"), doc="minimum breaking load or design limit")
-    max_strain: jax.Array = parameter(unit="", bound=(">", 0.0), default=0.3, doc="the material's strain limit: the "
-                                      "fairlead tension over EA above it is reported (steel wire about 0.01 at break, "
-                                      "polyester 0.1-0.15, nylon 0.2-0.3; the default is the last, which no line outlasts)")
-    max_anchor_angle: jax.Array = parameter(unit="rad", bound=(">=", 0.0), default=0.0, doc="the anchor's largest uplift "
-                                            "angle (0: a drag anchor, which takes no vertical load; a pile or suction "
-                                            "anchor's design angle): above it the run reports the anchor lifted")
+    max_tension: jax.Array = line_limit("max_tension")
+    max_strain: jax.Array = line_limit("max_strain")
+    max_anchor_angle: jax.Array = line_limit("max_anchor_angle")
 
     @classmethod
     def file_rules(cls, values, given, fail):
