@@ -386,6 +386,9 @@ def _urdf_joint(jel, src, links, child_of, b, cuts):
     """Add the child link of one URDF <joint> to the builder ``b``; ``child_of``: link -> its joint so far.
     A joint whose child already hangs from another joint closes a loop: it goes to ``cuts`` (None: refused)."""
     jn = jel.get("name")
+    if not jn:  # joints are named in outputs, drives and a file's q0: an unnamed one cannot be addressed
+        child = jel.find("child")
+        raise ModelError(f"{src}: a <joint> (child link {child.get('link') if child is not None else None!r}) has no name")
     where = f"{src}: joint {jn!r}"
     jt = jel.get("type")
     pe, ce = jel.find("parent"), jel.find("child")

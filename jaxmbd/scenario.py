@@ -152,7 +152,18 @@ def _leaf(system: System, element: str, field: str):
     return jnp.asarray(get(system))
 
 
+def _number(value, where, unit):
+    """``value`` as a float, or a one-line error: a unit written into a value ('30 s') is the usual slip."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        hint = " (write the number alone; values are in SI units)" if isinstance(value, str) else ""
+        raise ScenarioError(f"{where}: expected a number ({unit}), got {value!r}{hint}")
+    return float(value)
+
+
 def _as_leaf(value, like, where):
+    if isinstance(value, (str, bool)) or (isinstance(value, (list, tuple)) and any(isinstance(v, (str, bool)) for v in value)):
+        raise ScenarioError(f"{where}: expected a number or a list of numbers in SI units, got {value!r}"
+                            + (" (write the number alone)" if isinstance(value, str) else ""))
     value = jnp.asarray(value, dtype=like.dtype)
     try:
         return jnp.broadcast_to(value, like.shape)
@@ -251,7 +262,7 @@ class Scenario(eqx.Module):
             if until is not None:
                 until = condition_from_dict(until)
             phases.append(Phase(name=str(p["name"]), leaves=tuple(leaves), targets=tuple(targets),
-                                rates=tuple(rates), until=until, max_duration=float(p["max_duration"]),
+                                rates=tuple(rates), until=until, max_duration=_number(p["max_duration"], f"{where}: max_duration", "s"),
                                 on_time_limit=str(p.get("on_time_limit", "stop"))))
         sc = cls(tuple(phases), name=name, report=tuple(report) if isinstance(d, dict) else ())
         sc.check(system)

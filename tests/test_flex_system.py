@@ -147,12 +147,15 @@ def test_a_flexible_beam_is_read_from_a_system_file(tmp_path):
     ("E = -1.0", r"forces\[0\]\.E"),
     ('root = "welded"', r"forces\[0\]\.root"),
     ("elements = 0", r"forces\[0\]\.elements: must be at least 1"),
+    ("modes = 100", r"forces\[0\]\.modes: must be at most the beam's 60 free nodal coordinates \(10 elements, clamped root\), got 100"),
 ])
 def test_a_flexible_beam_file_entry_with_a_bad_key_is_one_line(tmp_path, rope, message):
     path = tmp_path / "boom.toml"
     text = _BOOM_FILE.replace("ROPE", rope)
     if rope.startswith("E = "):
         text = text.replace("E = 210e9\n", "")
+    if rope.startswith("modes"):
+        text = text.replace("modes = 6\n", "")
     if rope.startswith("elements"):
         text = text.replace("elements = 10\n", "")
     path.write_text(text)

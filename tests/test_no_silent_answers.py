@@ -616,3 +616,46 @@ def test_a_process_id_outside_the_process_count_is_refused(count, index):
 
     with pytest.raises(SweepError, match=rf"process id {index} .* is outside the {count or 1} process"):
         initialise_distributed("localhost:1", count, index)
+
+
+# --------------------------------------------------------------------------- held-out input, round three
+def test_a_body_name_that_differs_from_world_in_case_gets_a_hint(tmp_path):
+    path = tmp_path / "w.toml"
+    path.write_text(ROPE.format(name="w", length=9.99).replace('body_a = "world"', 'body_a = "World"'))
+    with pytest.raises(SystemFileError, match=r"forces\[0\].body_a: unknown body 'World' \(names are case-sensitive: "
+                                              r"did you mean 'world'\?\)") as info:
+        load_system(path)
+    assert "\n" not in str(info.value)
+
+
+def test_a_file_nested_too_deeply_is_one_line(tmp_path, capsys):
+    path = tmp_path / "deep.toml"
+    path.write_text("a = " + "[" * 3000 + "]" * 3000 + "\n")
+    err = _one_line_error(capsys, main(["run", str(path)]))
+    assert "deep.toml" in err and "nested too deeply" in err
+
+
+def test_a_urdf_joint_without_a_name_is_refused(tmp_path):
+    from jaxmbd import load_urdf
+    from jaxmbd.model import ModelError
+
+    inertial = '<inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>'
+    xml = (f'<robot name="r"><link name="a">{inertial}</link><link name="b">{inertial}</link>'
+           '<joint type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 0 1"/></joint></robot>')
+    with pytest.raises(ModelError, match=r"a <joint> \(child link 'b'\) has no name"):
+        load_urdf(None, xml=xml)
+
+
+@pytest.mark.parametrize("field, value, expected", [
+    ("max_duration", '"30 s"', r"phase 0 \(hold\): max_duration: expected a number \(s\), got '30 s' \(write the number alone"),
+    ("max_duration", '"thirty"', r"max_duration: expected a number \(s\), got 'thirty'"),
+    ("set", '{ hoist = { length = "10 m" } }', r"hoist.length: expected a number or a list of numbers in SI units, got '10 m'"),
+])
+def test_a_scenario_value_written_with_its_unit_or_as_a_word_is_named(tmp_path, field, value, expected):
+    text = ROPE.format(name="sc", length=9.99) + '\n[scenario]\nname = "s"\n[[scenario.phases]]\nname = "hold"\n'
+    text += f"max_duration = {value}\n" if field == "max_duration" else f"max_duration = 1.0\nset = {value}\n"
+    path = tmp_path / "sc.toml"
+    path.write_text(text)
+    with pytest.raises(SystemFileError, match=expected) as info:
+        load_system(path)
+    assert "\n" not in str(info.value)

@@ -22,7 +22,7 @@ from .. import spatial
 from ..fields import parameter, setting
 from ..forces.rope import smooth_tension
 from ..system import Context, Contribution, ForceElement
-from .beam import BeamMesh
+from .beam import BeamMesh, free_dofs
 from .body import FlexibleBody, flexible_body, flexible_body_terms, generalized_force_at_node, node_position, node_velocity, strain_energy
 
 
@@ -79,6 +79,10 @@ class FlexibleBeamFile(eqx.Module):
             fail("elements", f"must be at least 1, got {values['elements']}")
         if values.get("modes", 0) < 0:
             fail("modes", f"must be 0 (nodal coordinates) or a positive number of modes, got {values['modes']}")
+        n_free = free_dofs(values.get("elements", 8) + 1, {0: values.get("root", "clamped")}).size
+        if values.get("modes", 0) > n_free:
+            fail("modes", f"must be at most the beam's {n_free} free nodal coordinates "
+                 f"({values.get('elements', 8)} elements, {values.get('root', 'clamped')} root), got {values['modes']}")
         rope_keys = [k for k in given if k.startswith("rope_") and k != "rope_body"]
         if rope_keys and "rope_body" not in given:
             fail(rope_keys[0], "a rope needs `rope_body` (the body it runs to)")

@@ -169,6 +169,8 @@ def load_system(path, *, validate: bool = True) -> LoadedSystem:
         m = re.search(r"line (\d+)", str(exc))
         where = f"line {m.group(1)}" if m else "TOML"
         raise SystemFileError(source, where, f"TOML syntax error: {exc}") from None
+    except RecursionError:
+        raise SystemFileError(source, "TOML", "arrays or tables nested too deeply to read (a system file nests a few levels)") from None
     return system_from_dict(config, path=path, validate=validate)
 
 
@@ -324,8 +326,10 @@ class _Loader:
             if n == "world" and world:
                 continue
             if n == "world" or n not in self.known_names:
-                known = list(self.model.joint_names if what == "joint" else self.model.body_names)
-                self.r.fail(where, f"unknown {what} {n!r}; known: {', '.join(known + (['world'] if world else []))}")
+                known = list(self.model.joint_names if what == "joint" else self.model.body_names) + (["world"] if world else [])
+                hint = [k for k in known if isinstance(n, str) and k.lower() == n.lower()]
+                hint = f" (names are case-sensitive: did you mean {hint[0]!r}?)" if hint else ""
+                self.r.fail(where, f"unknown {what} {n!r}{hint}; known: {', '.join(known)}")
 
     def file_name(self, name, field):
         """``name`` becomes part of a path (the output folder, a hull's cache): one plain name, no folders."""
