@@ -28,6 +28,7 @@ LAYERS = [
     {"scenario"},
     {"run"},
     {"sweep"},
+    {"operability"},
     {"io"},
     {"optim"},
     {"cli"},
