@@ -52,6 +52,10 @@ def _table(rows, header):
 
 
 def _demo(args) -> int:
+    if args.which == "operability":
+        from .operability.command import demo
+
+        return demo(args, Progress, _table)
     import equinox as eqx
     import jax
     import jax.numpy as jnp
@@ -327,6 +331,12 @@ def _sweep(args) -> int:
     return 0
 
 
+def _operability(args) -> int:
+    from .operability.command import operability_command
+
+    return operability_command(args, _load(args.system), Progress, _table)
+
+
 def _tune(args) -> int:
     from .optim import tune_from_file
 
@@ -596,7 +606,9 @@ def main(argv=None) -> int:
     p = _Parser(prog="jaxmbd", description="Differentiable multibody dynamics for marine operations")
     p.add_argument("--version", action="version", version=f"jaxmbd {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    d = sub.add_parser("demo", help="floating crane in irregular waves: tension, DAF and sway statistics, plots")
+    d = sub.add_parser("demo", help="floating crane in irregular waves: tension, DAF and sway statistics, plots; "
+                                    "`demo operability`: a small lift's limiting sea states and workability at a site")
+    d.add_argument("which", nargs="?", choices=("crane", "operability"), default="crane", help="which demo (default crane)")
     d.add_argument("--out", default="out/demo", type=_out_folder, help="folder for plots and results (default out/demo)")
     d.add_argument("--realisations", type=_COUNT, default=16, help="wave realisations (default 16)")
     d.add_argument("--duration", type=_POSITIVE, default=600.0, help="seconds simulated per realisation (default 600)")
@@ -627,6 +639,13 @@ def main(argv=None) -> int:
     s.add_argument("--num-processes", type=_COUNT, help="number of processes (or JAXMBD_NUM_PROCESSES)")
     s.add_argument("--process-id", type=_SEED, help="this process's index (or JAXMBD_PROCESS_ID)")
     s.set_defaults(func=_sweep)
+    op = sub.add_parser("operability", help="limiting sea states per phase, heading and period; workability and waiting time at a site")
+    op.add_argument("system", help="the system file (TOML) with an [operability] table")
+    op.add_argument("--hindcast", help="hourly sea states of the site (NDBC text, CSV or NetCDF; default: the packaged 2004 sample)")
+    op.add_argument("--out", type=_out_folder, help="output folder (default out/<name>_operability)")
+    op.add_argument("--realisations", type=_COUNT, help="wave realisations per run (default: the file's [operability])")
+    op.add_argument("--smoke", action="store_true", help="two periods, one heading, two realisations: checks every step")
+    op.set_defaults(func=_operability)
     tu = sub.add_parser("tune", help="tune the parameters named in the file's [tune] table with gradients")
     tu.add_argument("system", help="the system file (TOML) with a [tune] table")
     tu.add_argument("--out", type=_out_folder, help="output folder (default out/<name>_tune)")

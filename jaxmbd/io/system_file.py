@@ -34,6 +34,7 @@ import numpy as np
 from .. import validity
 from ..hydro.body_file import read_hydro
 from ..hydro.sea import read_sea, read_water
+from ..operability.job import read_operability
 from ..run import SimulationSettings, read_simulation
 from ..scenario import read_scenario
 from ..sweep import SweepTable, read_sweep
@@ -75,6 +76,7 @@ class LoadedSystem:
     path: Path | None
     config: dict
     stiffest: tuple | None = None  # (ω rad/s, element) of the stiffest stated mode at q0 (jaxmbd.validity.stiffest_mode)
+    operability: Any = None  # the [operability] table (jaxmbd.operability.job.OperabilityTable)
 
     @property
     def model(self):
@@ -135,7 +137,7 @@ class LoadedSystem:
 
 _TOP_KEYS = (
     "name", "description", "gravity", "report_joints", "model", "bodies", "hydro", "forces", "controllers", "loops",
-    "waves", "current", "water", "simulation", "sweep", "scenario", "tune",
+    "waves", "current", "water", "simulation", "sweep", "scenario", "tune", "operability",
 )
 
 
@@ -242,6 +244,7 @@ class _Loader:
             r.fail("simulation.dt", problem)
         sweep = read_sweep(self, cfg, system, sim)
         scenario = read_scenario(self, cfg, system)
+        operability = read_operability(self, cfg, system, scenario)
         return LoadedSystem(
             system=system,
             q0=self.q0,
@@ -252,6 +255,7 @@ class _Loader:
             path=self.path,
             config=self.config,
             stiffest=stiffest,
+            operability=operability,
         )
 
     def validate(self, system):

@@ -1,0 +1,182 @@
+"""``jaxmbd operability SYSTEM.toml [--hindcast FILE]``: the limiting sea states of the file's operation,
+its operational limits, and the workability and waiting time at a site; tables printed, written to
+NetCDF (with units) and CSV, and plotted."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+from .hindcast import read_hindcast, sample_hindcast
+from .job import limiting_table, site_table
+
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def demo(args, progress, table_text) -> int:
+    """``jaxmbd demo operability``: the packaged small lift (``jaxmbd/data/small_lift.toml``) at the packaged
+    site (NDBC buoy 44007, 2004), head seas only and six realisations a run: under a minute on a CPU."""
+    from ..io.system_file import load_system
+
+    loaded = load_system(Path(__file__).resolve().parents[1] / "data" / "small_lift.toml")
+    loaded.operability = dataclasses.replace(loaded.operability, headings_deg=(180.0,))
+    ns = argparse.Namespace(hindcast=None, out=str(Path(args.out).parent / "demo_operability") if args.out == "out/demo" else args.out,
+                            realisations=6, smoke=False)
+    return operability_command(ns, loaded, progress, table_text)
+
+
+def operability_command(args, loaded, progress, table_text) -> int:
+    """The command: ``loaded`` the system file read, ``progress(label)`` a progress bar, ``table_text(rows,
+    header)`` the command line's table layout."""
+    op = loaded.operability
+    if op is None:
+        raise InputError(f"{loaded.path}: operability: expected an [operability] table with its phases and criteria "
+                         "(docs/operability.md)")
+    if args.realisations:
+        op = dataclasses.replace(op, n_realisations=args.realisations)
+    if args.smoke:  # the table's layout and every step, in seconds: two periods, one heading, two realisations
+        op = dataclasses.replace(op, tp=op.tp[:2], headings_deg=op.headings_deg[:1], n_realisations=2)
+    site = read_hindcast(args.hindcast) if args.hindcast else sample_hindcast()
+    out = Path(args.out or f"out/{loaded.system.name}_operability")
+    out.mkdir(parents=True, exist_ok=True)
+    print(f"jaxmbd operability: {loaded.system.name}: {len(op.phases)} phase(s) x {len(op.headings_deg)} heading(s) x "
+          f"{len(op.tp)} period(s), {op.n_realisations} realisations a run; site {site.source} "
+          f"({len(site)} hours, {site.time[0]} to {site.time[-1]}, {100 * site.coverage:.1f} % of the hours recorded)")
+    t0 = time.perf_counter()
+    limits = limiting_table(loaded, op, progress=progress("limiting sea states"))
+    t1 = time.perf_counter()
+    _print_limits(limits, op, table_text)
+    print(f"({int(limits['runs'].sum())} runs in {t1 - t0:.0f} s)")
+    _print_validity(limits)
+    site_ds = site_table(limits, op, site)
+    _print_site(site_ds, table_text)
+    written = _write(limits, site_ds, out)
+    written += _plots(limits, site_ds, site, op, out)
+    print("wrote " + ", ".join(str(p) for p in written))
+    return 0
+
+
+def _print_limits(limits, op, table_text):
+    names = [c.name for c in op.criteria]
+    print(f"operational Hs (m) = alpha x limiting Hs (alpha {'given' if op.alpha is not None else 'from DNV-OS-H101, ' + str(op.forecast_level)}"
+          f", planned operation {op.hours} h); in brackets the governing criterion:")
+    for i, n in enumerate(names):
+        print(f"  [{i + 1}] {n}")
+    rows = []
+    for k, phase in enumerate(limits["phase"].values):
+        for h, heading in enumerate(limits["heading"].values):
+            row = [str(phase), f"{heading:g}"]
+            for j in range(limits.sizes["tp"]):
+                hs, st = float(limits["operational_hs"][k, h, j]), str(limits["status"].values[k, h, j])
+                mark = {"above": ">", "below": "<"}.get(st, "")
+                gov = str(limits["governing"].values[k, h, j])
+                row.append(f"{mark}{hs:.2f} [{names.index(gov) + 1 if gov in names else '?'}]")
+            rows.append(row)
+    print(table_text(rows, ["phase", "heading (deg)"] + [f"Tp {t:g} s" for t in limits["tp"].values]))
+    if np.any(limits["status"].values != "root"):
+        print("(>: every criterion holds up to hs_max; <: one fails already at the smallest Hs searched)")
+
+
+def _print_validity(limits):
+    left = sorted({w for w in np.asarray(limits["validity"].values).ravel() for w in str(w).split("; ") if w})
+    if left:
+        print("WARNING: runs of the search left the range of validity of their models:")
+        for w in left:
+            print(f"  - {w}")
+
+
+def _print_site(ds, table_text):
+    work = ds["workability"].values
+    rows = [[MONTHS[m - 1], f"{100 * work[i]:.0f} %" if np.isfinite(work[i]) else "--",
+             f"{ds['waiting'].values[i, 0]:.0f}", f"{ds['waiting'].values[i, 1]:.0f}", str(int(ds["unknown"].values[i]))]
+            for i, m in enumerate(ds["month"].values)]
+    print(f"the site: workability (starts that are a go) and waiting time for weather, by month of the start; "
+          f"operation {int(ds['duration'])} h")
+    print(table_text(rows, ["month", "workability", "wait P50 (h)", "wait P90 (h)", "unknown starts"]))
+    outside = {str(p): int(n) for p, n in zip(ds["phase"].values, ds["outside_curve"].values) if n}
+    if outside:
+        print("note: hours whose Tp lies outside the periods searched count as not workable: "
+              + ", ".join(f"{n} in phase {p}" for p, n in outside.items()))
+
+
+def _write(limits, site_ds, out: Path) -> list:
+    paths = [out / "limits.nc", out / "site.nc"]
+    limits.to_netcdf(paths[0], engine="h5netcdf")
+    site_ds.to_netcdf(paths[1], engine="h5netcdf")
+    csv = out / "limits.csv"
+    with open(csv, "w", encoding="utf-8") as fh:
+        fh.write("phase,heading_deg,tp_s,limiting_hs_m,band_low_m,band_high_m,alpha,operational_hs_m,status,governing\n")
+        for k, ph in enumerate(limits["phase"].values):
+            for h, hd in enumerate(limits["heading"].values):
+                for j, tp in enumerate(limits["tp"].values):
+                    v = [float(limits[n].values[k, h, j]) for n in ("limiting_hs", "limiting_hs_low", "limiting_hs_high",
+                                                                     "alpha", "operational_hs")]
+                    fh.write(f"{ph},{hd:g},{tp:g}," + ",".join(f"{x:.4f}" for x in v)
+                             + f",{limits['status'].values[k, h, j]},\"{limits['governing'].values[k, h, j]}\"\n")
+    site_csv = out / "site.csv"
+    with open(site_csv, "w", encoding="utf-8") as fh:
+        fh.write("month,workability,wait_p50_h,wait_p90_h,wait_mean_h,go,no_go,unknown\n")
+        for i, m in enumerate(site_ds["month"].values):
+            fh.write(f"{m},{site_ds['workability'].values[i]:.4f},{site_ds['waiting'].values[i, 0]:.1f},"
+                     f"{site_ds['waiting'].values[i, 1]:.1f},{site_ds['waiting_mean'].values[i]:.1f},"
+                     f"{int(site_ds['go'].values[i])},{int(site_ds['no_go'].values[i])},{int(site_ds['unknown'].values[i])}\n")
+    return paths + [csv, site_csv]
+
+
+def _plots(limits, site_ds, site, op, out: Path) -> list:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tp = limits["tp"].values
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    t_edges = np.arange(2.0, 20.5, 1.0)
+    hs_edges = np.arange(0.0, max(6.0, float(np.nanmax(site.hs)) + 0.5), 0.5)
+    sc = site.scatter(hs_edges, t_edges, period="tp")
+    counts = np.where(sc.counts > 0, sc.counts, np.nan)
+    mesh = ax.pcolormesh(t_edges, hs_edges, counts, cmap="Blues", shading="flat")
+    fig.colorbar(mesh, ax=ax, label="hours in the hindcast")
+    for k, ph in enumerate(limits["phase"].values):
+        best = np.nanmax(limits["operational_hs"].values[k], axis=0)
+        line, = ax.plot(tp, best, "o-", lw=2, label=f"{ph}: operational limit, alpha x limiting Hs (best heading)")
+        ax.plot(tp, np.nanmax(limits["limiting_hs"].values[k], axis=0), "--", color=line.get_color(), lw=1,
+                label=f"{ph}: limiting Hs (design)")
+        if np.all(np.isnan(limits["limiting_hs_low"].values[k])):
+            continue  # too few realisations for a band
+        lo = np.nanmax(limits["limiting_hs_low"].values[k], axis=0)
+        hi = np.nanmax(limits["limiting_hs_high"].values[k], axis=0)
+        ax.fill_between(tp, lo, hi, color=line.get_color(), alpha=0.2, label=f"{ph}: limiting Hs, 90 % band of the realisations")
+    ax.set_xlabel("peak period Tp (s)")
+    ax.set_ylabel("significant wave height Hs (m)")
+    ax.set_title(f"limiting sea states over the site's scatter diagram ({site.source})", fontsize=9)
+    ax.legend(fontsize=7, loc="upper right")
+    fig.tight_layout()
+    p1 = out / "limits.png"
+    fig.savefig(p1, dpi=110)
+    plt.close(fig)
+
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    months = site_ds["month"].values
+    a1.bar(months, 100 * site_ds["workability"].values, color="tab:green")
+    a1.set_xticks(months, [MONTHS[m - 1] for m in months], fontsize=8)
+    a1.set_ylabel("workability (%)")
+    a1.set_ylim(0, 100)
+    a1.set_title(f"starts that are a go ({int(site_ds['duration'])} h operation)", fontsize=9)
+    w = site_ds["waiting"].values
+    a2.bar(months - 0.2, w[:, 0], 0.4, label="P50")
+    a2.bar(months + 0.2, w[:, 1], 0.4, label="P90")
+    a2.set_xticks(months, [MONTHS[m - 1] for m in months], fontsize=8)
+    a2.set_ylabel("waiting for weather (h)")
+    a2.set_title("waiting time by month of readiness", fontsize=9)
+    a2.legend(fontsize=8)
+    fig.tight_layout()
+    p2 = out / "site.png"
+    fig.savefig(p2, dpi=110)
+    plt.close(fig)
+    return [p1, p2]

@@ -1,0 +1,291 @@
+"""An operability study of a system file: limiting sea states per phase, heading and period, the
+operational limits (the alpha factor), and the site's workability and waiting time.
+
+The file's ``[operability]`` table (docs/operability.md gives the schema)::
+
+    [operability]
+    headings_deg = [180.0]        # waves' direction of travel, deg from +x towards +y (the [waves] convention)
+    tp = [5.0, 7.0, 9.0]          # s, peak periods
+    n_realisations = 8            # per run (the same seed at every Hs: common random numbers)
+    duration = 300.0              # s per realisation of a run without phases (a scenario sets its own)
+    seed = 1
+    hs_max = 6.0                  # m, the search's range and final bracket width
+    tolerance = 0.02
+    forecast_level = "base"       # DNV's alpha factor (a table, jaxmbd.operability.alpha), or alpha = 1.0
+
+    [[operability.phases]]        # the operation's phases, in sequence, with their planned hours
+    name = "lift"                 # a phase of the [scenario] (every phase of a run without one: any name)
+    hours = 2
+    [[operability.phases.criteria]]
+    output = "hoist/tension"
+    upper = 4.0e5                 # N; or lower = ..., or lower_fraction = 0.1 (DNV's slack rule)
+    statistic = "mpm"             # of the per-realisation maxima; "mean", "p90"
+    exposure = 3600.0             # s: the MPM over this exposure (Gumbel, k = exposure / window)
+
+The study (:func:`limiting_table`) solves the start once and, for each heading and period, searches the
+limiting Hs of every phase on shared runs (:class:`jaxmbd.operability.limiting.Evaluations`): one
+compiled program serves every Hs, period and heading (only the sea state's array leaves change).  The
+operational limit is α · limiting Hs, α looked up at the limiting Hs and the operation's planned hours
+(T_POP, the sum of its phases'); a limit the search did not reach (every criterion holds at ``hs_max``)
+is taken as ``hs_max`` and flagged.  :func:`site_table` runs the weather windows of
+:mod:`jaxmbd.operability.windows` on a hindcast: the heading is the operation's choice, the best of
+the headings at each hour (as a vessel on DP would take).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from ..errors import InputError
+from ..run import RunSettings, run, settings_of, start_of
+from .alpha import LEVELS, TABLES, alpha_factor
+from .criteria import Criterion, extremes_of, margin_of
+from .limiting import Evaluations, LimitingHs, Search, bootstrap_band, limiting_hs
+from .windows import HourlySeries, LimitCurve, Phase, best_of, waiting_time, workability
+
+
+@dataclasses.dataclass(frozen=True)
+class OperationPhase:
+    """A phase of the operation: its ``name``, planned ``hours`` and ``criteria``."""
+
+    name: str
+    hours: int
+    criteria: tuple
+
+
+@dataclasses.dataclass(frozen=True)
+class OperabilityTable:
+    """The ``[operability]`` table of a file, read (see the module docstring)."""
+
+    phases: tuple
+    headings_deg: tuple
+    tp: tuple
+    n_realisations: int = 8
+    duration: float | None = None
+    seed: int = 0
+    search: Search = Search()
+    forecast_level: str | None = "base"
+    alpha: float | None = None
+
+    @property
+    def hours(self) -> int:
+        """T_POP (h): the planned operation period, the sum of the phases' hours."""
+        return sum(p.hours for p in self.phases)
+
+    @property
+    def criteria(self) -> tuple:
+        return tuple(c for p in self.phases for c in p.criteria)
+
+
+_KEYS = ("headings_deg", "tp", "n_realisations", "duration", "seed", "hs_start", "hs_max", "tolerance",
+         "forecast_level", "alpha", "phases")
+_PHASE_KEYS = ("name", "hours", "criteria")
+_CRITERION_KEYS = ("output", "upper", "lower", "lower_fraction", "statistic", "exposure")
+
+
+def read_operability(reader, cfg, system, scenario) -> OperabilityTable | None:
+    """The file's ``[operability]`` table, every key checked against the system (its outputs and the
+    scenario's phases), or None without one."""
+    if "operability" not in cfg:
+        return None
+    r, f = reader.r, "operability"
+    s = r.table(cfg[f], f, _KEYS)
+    grids = {}
+    for key, lo, hi in (("headings_deg", -360.0, 360.0), ("tp", 1.0, 40.0)):
+        arr = r.array(r.get(s, f, key), f"{f}.{key}", None).reshape(-1)
+        if arr.size == 0 or np.any(arr < lo) or np.any(arr > hi) or np.unique(arr).size != arr.size:
+            r.fail(f"{f}.{key}", f"expected a non-empty list of distinct values in [{lo:g}, {hi:g}], got {arr.tolist()}")
+        grids[key] = tuple(float(x) for x in arr)
+    if system.waves is None or system.waves.spectrum is None:
+        r.fail(f, "an operability study needs [waves] with type = 'jonswap' or 'pierson_moskowitz'")
+    duration = r.number(s, f, "duration", None, gt=0.0)
+    if scenario is not None and duration is not None:
+        r.fail(f"{f}.duration", "the scenario's phases set the run's duration; leave it out")
+    if scenario is None and duration is None:
+        r.fail(f"{f}.duration", "missing: the duration (s) of each realisation of a run without phases")
+    search = _search(r, s, f)
+    level, alpha = r.string(s, f, "forecast_level", None, choices=tuple(LEVELS) + tuple(TABLES)), r.number(s, f, "alpha", None, gt=0.0, le=1.0)
+    if level is not None and alpha is not None:
+        r.fail(f"{f}.alpha", "give forecast_level (alpha from DNV's table) or alpha (a number), not both")
+    phases = _phases(r, s, f, reader.output_shapes(system), scenario)
+    table = OperabilityTable(phases, grids["headings_deg"], grids["tp"], r.integer(s, f, "n_realisations", 8, ge=1),
+                             duration, r.integer(s, f, "seed", 0, ge=0), search,
+                             level if alpha is None else None, alpha)
+    if table.alpha is None:
+        rows = TABLES[LEVELS.get(table.forecast_level or "base", table.forecast_level or "base")]
+        if table.hours > max(rows):
+            r.fail(f"{f}.phases", f"the operation's planned hours ({table.hours} h) exceed the alpha table's last row "
+                   f"({max(rows)} h): give alpha, or a level whose table covers them")
+    return table
+
+
+def _search(r, s, f) -> Search:
+    hs_max = r.number(s, f, "hs_max", 10.0, gt=0.0, le=30.0)
+    hs_start = r.number(s, f, "hs_start", min(1.0, hs_max), gt=0.0, le=hs_max)
+    tol = r.number(s, f, "tolerance", 0.02, gt=0.0, le=hs_max)
+    return Search(hs_start=hs_start, hs_min=min(0.1, hs_start), hs_max=hs_max, tolerance=tol)
+
+
+def _phases(r, s, f, outputs, scenario) -> tuple:
+    scalar = sorted(k for k, shape in outputs.items() if shape == ())
+    names = [p.get("name") for p in (scenario or {}).get("phases", [])]
+    phases, seen = [], set()
+    for k, p in enumerate(r.tables(r.get(s, f, "phases"), f"{f}.phases")):
+        w = f"{f}.phases[{k}]"
+        p = r.table(p, w, _PHASE_KEYS)
+        name = r.string(p, w, "name")
+        if name in seen:
+            r.fail(f"{w}.name", f"phase {name!r} given twice")
+        seen.add(name)
+        if scenario is not None and name not in names:
+            r.fail(f"{w}.name", f"no phase {name!r} in the [scenario]; its phases: {', '.join(map(str, names))}")
+        hours = r.integer(p, w, "hours", ge=1)
+        crit = []
+        for j, c in enumerate(r.tables(r.get(p, w, "criteria"), f"{w}.criteria")):
+            crit.append(_criterion(r, r.table(c, f"{w}.criteria[{j}]", _CRITERION_KEYS), f"{w}.criteria[{j}]",
+                                   outputs, scalar, name if scenario is not None else None))
+        if not crit:
+            r.fail(f"{w}.criteria", "a phase needs at least one criterion")
+        phases.append(OperationPhase(name, hours, tuple(crit)))
+    if not phases:
+        r.fail(f"{f}.phases", "expected at least one phase")
+    return tuple(phases)
+
+
+def _criterion(r, c, w, outputs, scalar, phase) -> Criterion:
+    out = r.string(c, w, "output")
+    if out not in outputs:
+        r.fail(f"{w}.output", f"unknown output {out!r}; scalar outputs: {', '.join(scalar)}")
+    if outputs[out] != ():
+        r.fail(f"{w}.output", f"output {out!r} has shape {outputs[out]}; criteria apply to scalar outputs")
+    kw = {k: r.number(c, w, k, None) for k in ("upper", "lower", "lower_fraction")}
+    try:
+        return Criterion(out, **kw, statistic=r.string(c, w, "statistic", "mpm"),
+                         exposure=r.number(c, w, "exposure", None, gt=0.0), phase=phase)
+    except InputError as exc:
+        r.fail(w, str(exc).split(": ", 1)[-1])
+
+
+# --------------------------------------------------------------------------- the limiting sea states
+
+
+@dataclasses.dataclass
+class _Runs:
+    """Runs of one heading and period, by Hs: the margins of every criterion and what a band needs."""
+
+    case: object
+    start: object
+    settings: RunSettings
+    criteria: tuple
+    extremes: dict = dataclasses.field(default_factory=dict)
+    count: int = 0
+    left: dict = dataclasses.field(default_factory=dict)  # model's range left -> smallest Hs (m) where it was
+
+    def __call__(self, hs: float) -> dict:
+        result = run(self.case, self.start, settings=self.settings, hs=hs)
+        self.count += 1
+        for e in result.excursions:
+            what = f"{e.element}: {e.quantity} outside {e.limit}"
+            self.left[what] = min(self.left.get(what, math.inf), hs)
+        kept = extremes_of(self.criteria, result)
+        self.extremes[hs] = kept
+        return {c.name: float(margin_of(c, *kept[c.name])) for c in self.criteria}
+
+
+def _band(runs: _Runs, criteria, found: LimitingHs):
+    if found.status != "root" or not runs.extremes:
+        return (math.nan, math.nan)
+    near = min(runs.extremes, key=lambda h: abs(h - found.hs))
+    return bootstrap_band(criteria, runs.extremes[near], found)
+
+
+def limiting_table(case, table: OperabilityTable, *, start=None, progress=None):
+    """The limiting Hs (m) of every phase at every heading and period of ``table`` for a loaded file
+    ``case``, with the governing criterion, the 90 % band from the realisations, the status of each
+    search, its runs, and the operational limit (alpha applied); an ``xarray.Dataset``."""
+    import xarray as xr
+
+    start = start if start is not None else start_of(case)
+    base = settings_of(case, n_realisations=table.n_realisations, seed=table.seed, duration=table.duration)
+    shape = (len(table.phases), len(table.headings_deg), len(table.tp))
+    hs, lo, hi = np.full(shape, np.nan), np.full(shape, np.nan), np.full(shape, np.nan)
+    status, governing, runs_count = np.empty(shape, object), np.empty(shape, object), np.zeros(shape[1:], int)
+    left = np.full(shape[1:], "", object)
+    done = 0
+    for h, heading in enumerate(table.headings_deg):
+        for j, tp in enumerate(table.tp):
+            runs = _Runs(case, start, dataclasses.replace(base, tp=tp, heading=math.radians(heading)), table.criteria)
+            ev = Evaluations(runs)
+            for k, phase in enumerate(table.phases):
+                found = limiting_hs(ev, [c.name for c in phase.criteria], table.search)
+                hs[k, h, j], status[k, h, j], governing[k, h, j] = found.hs, found.status, found.governing
+                lo[k, h, j], hi[k, h, j] = _band(runs, phase.criteria, found)
+            runs_count[h, j] = runs.count
+            left[h, j] = "; ".join(f"{what} (from Hs {hs_at:.2f} m)" for what, hs_at in sorted(runs.left.items()))
+            done += 1
+            if progress is not None:
+                progress(done, shape[1] * shape[2])
+    alpha = _alpha(table, hs)
+    coords = {"phase": [p.name for p in table.phases], "heading": ("heading", np.asarray(table.headings_deg), {"units": "deg"}),
+              "tp": ("tp", np.asarray(table.tp), {"units": "s"})}
+    dims = ("phase", "heading", "tp")
+    return xr.Dataset({
+        "limiting_hs": (dims, hs, {"units": "m", "long_name": "largest Hs at which every criterion of the phase holds"}),
+        "limiting_hs_low": (dims, lo, {"units": "m", "long_name": "90 % band over the realisations, low end"}),
+        "limiting_hs_high": (dims, hi, {"units": "m", "long_name": "90 % band over the realisations, high end"}),
+        "alpha": (dims, alpha, {"units": "1", "long_name": "alpha factor (DNV-OS-H101 Section 4 B700)"}),
+        "operational_hs": (dims, alpha * hs, {"units": "m", "long_name": "operational limit, alpha x limiting Hs"}),
+        "status": (dims, status.astype(str), {"long_name": "root: found; above: holds up to hs_max; below: fails at hs_min"}),
+        "governing": (dims, governing.astype(str), {"long_name": "criterion with the least margin at the limit"}),
+        "runs": (("heading", "tp"), runs_count, {"units": "1", "long_name": "runs of the searches (shared by the phases)"}),
+        "validity": (("heading", "tp"), left.astype(str), {"long_name": "ranges of validity the searches' runs left, "
+                                                                          "and the smallest Hs where they did"}),
+    }, coords=coords, attrs={"planned_operation_hours": table.hours, "n_realisations": table.n_realisations,
+                             "seed": table.seed, "forecast_level": table.forecast_level or "",
+                             "alpha_given": table.alpha if table.alpha is not None else np.nan,
+                             "hs_max": table.search.hs_max, "tolerance_m": table.search.tolerance})
+
+
+def _alpha(table: OperabilityTable, hs: np.ndarray) -> np.ndarray:
+    if table.alpha is not None:
+        return np.full(hs.shape, table.alpha)
+    level = table.forecast_level or "base"
+    return np.vectorize(lambda x: alpha_factor(table.hours, max(x, 1.0), forecast_level=level) if np.isfinite(x) else np.nan)(hs)
+
+
+# --------------------------------------------------------------------------- the site
+
+
+def operation(limits, table: OperabilityTable, *, variable: str = "operational_hs") -> list:
+    """The operation's phases for the weather windows: each phase's limit the best over the headings of
+    ``variable`` (m) as a curve in Tp."""
+    tp = limits["tp"].values
+    return [Phase(p.name, p.hours, best_of([LimitCurve(tp, limits[variable].values[k, h])
+                                            for h in range(limits.sizes["heading"])]))
+            for k, p in enumerate(table.phases)]
+
+
+def site_series(hindcast, *, gamma=3.3) -> HourlySeries:
+    """The hindcast on a full hourly grid (gaps as missing hours), Tp from Tz where it has no Tp."""
+    grid, present = hindcast.hourly_grid()
+    hs, tp = np.full(grid.size, np.nan), np.full(grid.size, np.nan)
+    hs[present], tp[present] = hindcast.hs, hindcast.peak_period(gamma)
+    return HourlySeries.from_times(grid, hs, tp, present)
+
+
+def site_table(limits, table: OperabilityTable, hindcast, *, quantiles=(0.5, 0.9)):
+    """Workability per month and waiting time (P50/P90 per month) of the operation at the site."""
+    import xarray as xr
+
+    series = site_series(hindcast)
+    ops = operation(limits, table)
+    work = workability(series, ops)
+    wait = waiting_time(series, ops, quantiles=quantiles)
+    ds = xr.merge([work, wait.drop_vars("duration")])
+    ds["duration"].attrs.update(units="h", long_name="planned operation period (the phases' hours)")
+    ds.attrs.update({"hindcast": hindcast.source, "hindcast_coverage": float(hindcast.coverage),
+                     "hindcast_first": str(hindcast.time[0]), "hindcast_last": str(hindcast.time[-1])})
+    return ds

@@ -1,0 +1,181 @@
+"""The limiting sea state: the largest Hs at which every criterion of a phase holds.
+
+For one peak period and heading, g(Hs) = min over the phase's criteria of their relative margins
+(:mod:`jaxmbd.operability.criteria`) is positive in calm water and falls as the sea grows; the limiting
+Hs is its root.  Every evaluation runs the same realisations (the same seed: **common random numbers**),
+so the wave components keep their phases and only their amplitudes scale with Hs; g is then a smooth
+function of Hs rather than one whose Monte-Carlo noise changes from one Hs to the next, and a root
+search converges in a few runs where a grid would need many.
+
+The search (:func:`limiting_hs`): from ``hs_start``, up by ``factor`` while g ≥ 0 (down while g < 0)
+until g changes sign, or the range [``hs_min``, ``hs_max``] ends (then the result says so: ``status``
+``"above"``, every criterion holds up to ``hs_max``; ``"below"``, one fails already at ``hs_min``);
+then the Illinois variant of regula falsi on the bracket until it is narrower than ``tolerance`` (m).
+The limiting Hs is the last bracket's linear root; the governing criterion is the one with the least
+margin there.  Evaluations are cached by Hs, so the phases of one operation, searched one after the
+other on the same runs, share their evaluations.
+
+The realisations' uncertainty (:func:`bootstrap_band`): the realisations at the root resampled with
+replacement; each resample's margin, divided by the slope of g at the root (the last bracket's secant),
+moves the root; the band is the resamples' central ``level`` interval.  It is the uncertainty of the
+statistic from a finite number of realisations, not of the model.
+
+The gradient (:func:`limiting_hs_gradient`): at the root g(Hs*, p) = 0, so
+dHs*/dp = −(∂g/∂p) / (∂g/∂Hs) by the implicit-function theorem, with the governing criterion's margin
+for g (smooth where one criterion governs; at a tie between two the derivative is one-sided).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..errors import InputError
+from .criteria import margin_of
+
+
+MIN_BAND_REALISATIONS = 5
+"""The fewest realisations a band is given for."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Search:
+    """Settings of the root search in Hs (m): start, range, growth factor of the bracketing ladder, the
+    bracket's final width and the most evaluations (runs) it may take."""
+
+    hs_start: float = 1.0
+    hs_min: float = 0.1
+    hs_max: float = 10.0
+    factor: float = 1.5
+    tolerance: float = 0.02
+    max_evaluations: int = 24
+
+    def __post_init__(self):
+        if not 0.0 < self.hs_min <= self.hs_start <= self.hs_max:
+            raise InputError(f"search: expected 0 < hs_min <= hs_start <= hs_max, got {self.hs_min}, {self.hs_start}, {self.hs_max}")
+        if not self.factor > 1.0:
+            raise InputError(f"search: factor must be > 1, got {self.factor}")
+        if not self.tolerance > 0.0:
+            raise InputError(f"search: tolerance must be > 0 m, got {self.tolerance}")
+
+
+@dataclasses.dataclass(frozen=True)
+class LimitingHs:
+    """A root search's answer: ``hs`` (m; ``hs_max`` when ``status == "above"``, ``hs_min`` when
+    ``"below"``), ``status`` (``"root"``, ``"above"``, ``"below"``), the ``governing`` criterion and
+    every criterion's ``margins`` at the nearest evaluation, the ``slope`` dg/dHs of the last bracket
+    (1/m), the ``bracket`` (m) and the evaluations ``(hs, g)`` in the order they ran."""
+
+    hs: float
+    status: str
+    governing: str
+    margins: dict
+    slope: float
+    bracket: tuple
+    history: tuple
+
+
+class Evaluations:
+    """``margins_at(hs) -> {criterion: margin}`` cached by Hs, so searches on one sea state share runs."""
+
+    def __init__(self, margins_at: Callable[[float], dict]):
+        self._f = margins_at
+        self.cache: dict = {}
+
+    def __call__(self, hs: float) -> dict:
+        key = round(float(hs), 12)
+        if key not in self.cache:
+            found = self._f(key)
+            self.cache[key] = {k: float(v) for k, v in found.items()}
+        return self.cache[key]
+
+
+def _g(m: dict, names) -> float:
+    return min(m[n] for n in names)
+
+
+def _bracket(f, names, s: Search, history):
+    """(a, ga, b, gb) with ga >= 0 > gb, or a status string when the range ends first."""
+    hs = s.hs_start
+    g = _g(f(hs), names)
+    history.append((hs, g))
+    step = s.factor if g >= 0 else 1.0 / s.factor
+    while len(history) < s.max_evaluations:
+        nxt = min(hs * step, s.hs_max) if step > 1 else max(hs * step, s.hs_min)
+        if nxt == hs:
+            return "above" if g >= 0 else "below"
+        gn = _g(f(nxt), names)
+        history.append((nxt, gn))
+        if (g >= 0) != (gn >= 0):
+            return (hs, g, nxt, gn) if g >= 0 else (nxt, gn, hs, g)
+        hs, g = nxt, gn
+    raise InputError(f"limiting Hs: no sign change of the margin in {s.max_evaluations} runs from {s.hs_start} m")
+
+
+def limiting_hs(margins_at, names=None, search: Search | None = None) -> LimitingHs:
+    """The largest Hs (m) at which every criterion ``names`` (None: every key ``margins_at`` returns)
+    holds; ``margins_at(hs) -> {criterion name: relative margin}`` (or an :class:`Evaluations`)."""
+    s = search or Search()
+    f = margins_at if isinstance(margins_at, Evaluations) else Evaluations(margins_at)
+    names = tuple(names) if names is not None else tuple(f(s.hs_start))
+    history: list = []
+    found = _bracket(f, names, s, history)
+    if isinstance(found, str):
+        hs = s.hs_max if found == "above" else s.hs_min
+        m = f(hs)
+        return LimitingHs(hs, found, min(names, key=lambda n: m[n]), {n: m[n] for n in names}, math.nan,
+                          (hs, hs), tuple(history))
+    a, ga, b, gb = found
+    side = 0
+    while abs(b - a) > s.tolerance and len(history) < s.max_evaluations:
+        c = b - gb * (b - a) / (gb - ga)
+        gc = _g(f(c), names)
+        history.append((c, gc))
+        if gc >= 0:
+            a, ga = c, gc
+            if side == +1:
+                gb *= 0.5  # Illinois: the end that stays twice in a row counts half
+            side = +1
+        else:
+            b, gb = c, gc
+            if side == -1:
+                ga *= 0.5
+            side = -1
+    ga_true, gb_true = _g(f(a), names), _g(f(b), names)
+    hs = a - ga_true * (b - a) / (gb_true - ga_true)
+    near = a if abs(ga_true) <= abs(gb_true) else b
+    m = f(near)
+    return LimitingHs(float(hs), "root", min(names, key=lambda n: m[n]), {n: m[n] for n in names},
+                      float((gb_true - ga_true) / (b - a)), (float(a), float(b)), tuple(history))
+
+
+def bootstrap_band(criteria, kept: dict, found: LimitingHs, *, level: float = 0.9, n: int = 400, seed: int = 0):
+    """(low, high) Hs (m): the central ``level`` interval of the limiting Hs over ``n`` resamples of the
+    realisations of the run at the root, each moved by its margin over the root's slope.  ``kept``: that
+    run's :func:`jaxmbd.operability.criteria.extremes_of`.  NaN below :data:`MIN_BAND_REALISATIONS`
+    realisations (resamples of fewer repeat a few combinations and say nothing) or without a root."""
+    nr = len(next(iter(kept.values()))[0]) if kept else 0
+    if nr < MIN_BAND_REALISATIONS or found.status != "root" or not found.slope < 0:
+        return (math.nan, math.nan)
+    picks = np.random.default_rng(seed).integers(0, nr, size=(n, nr))
+    gs = np.full(n, np.inf)
+    for c in criteria:
+        extreme, static, seconds = kept[c.name]
+        gs = np.minimum(gs, np.asarray(margin_of(c, extreme[picks], None if static is None else static[picks], seconds)))
+    hs = found.hs - gs / found.slope
+    lo, hi = np.quantile(hs, [(1 - level) / 2, (1 + level) / 2])
+    return (float(lo), float(hi))
+
+
+def limiting_hs_gradient(margin_fn, hs: float, params):
+    """dHs*/dp at a root: ``margin_fn(hs, params)`` the governing criterion's margin (differentiable in
+    both), ``hs`` the limiting Hs, ``params`` a pytree; returns a pytree like ``params``."""
+    g_hs, g_p = jax.grad(margin_fn, argnums=(0, 1))(jnp.asarray(hs, float), params)
+    if not g_hs < 0:
+        raise InputError(f"limiting Hs gradient: the margin does not fall with Hs at the root (dg/dHs = {float(g_hs):g})")
+    return jax.tree_util.tree_map(lambda d: -d / g_hs, g_p)

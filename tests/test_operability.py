@@ -1,0 +1,134 @@
+"""``jaxmbd operability`` on the packaged small lift at the packaged site: every step runs, the tables agree
+with each other and with their definitions, and a file's [operability] table is checked key by key."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from jaxmbd.cli import main
+from jaxmbd.io.system_file import SystemFileError, load_system
+from jaxmbd.operability.alpha import alpha_factor
+from jaxmbd.operability.hindcast import sample_hindcast
+from jaxmbd.operability.job import limiting_table, operation, site_series
+from jaxmbd.operability.windows import go
+
+SMALL_LIFT = Path(__file__).resolve().parents[1] / "jaxmbd" / "data" / "small_lift.toml"
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory):
+    out = tmp_path_factory.mktemp("operability")
+    assert main(["operability", str(SMALL_LIFT), "--smoke", "--out", str(out)]) == 0
+    return out
+
+
+def test_the_command_writes_its_tables_with_units_and_plots(smoke):
+    limits = xr.open_dataset(smoke / "limits.nc")
+    site = xr.open_dataset(smoke / "site.nc")
+    for name in ("limiting_hs", "limiting_hs_low", "limiting_hs_high", "operational_hs"):
+        assert limits[name].attrs["units"] == "m"
+    assert limits["tp"].attrs["units"] == "s" and limits["heading"].attrs["units"] == "deg"
+    assert site["workability"].attrs["units"] == "1" and site["waiting"].attrs["units"] == "h"
+    assert (smoke / "limits.png").stat().st_size > 10_000 and (smoke / "site.png").stat().st_size > 10_000
+    rows = (smoke / "limits.csv").read_text().splitlines()
+    assert rows[0].startswith("phase,heading_deg,tp_s,limiting_hs_m") and len(rows) == 1 + limits["limiting_hs"].size
+
+
+def test_limits_are_roots_with_their_band_and_alpha(smoke):
+    """Each search found a root; the operational limit is alpha x the limit (1e-12), alpha DNV-OS-H101's at
+    the limit and the operation's 3 h; the governing criterion is one of the file's.  Two realisations (the
+    smoke form) give no band: a bootstrap of two says nothing (tests/test_limiting.py holds the band)."""
+    lim = xr.open_dataset(smoke / "limits.nc")
+    hs = lim["limiting_hs"].values
+    assert np.all(lim["status"].values == "root") and np.all((0.3 < hs) & (hs < 3.0))
+    assert np.all(np.isnan(lim["limiting_hs_low"].values)) and lim.attrs["n_realisations"] == 2
+    np.testing.assert_allclose(lim["operational_hs"].values, lim["alpha"].values * hs, rtol=1e-12)
+    for a, h in zip(lim["alpha"].values.ravel(), hs.ravel()):
+        assert a == alpha_factor(3, max(h, 1.0))
+    assert set(lim["governing"].values.ravel()) <= {"hoist/tension <= 300000", "hoist/tension >= 0.1 x static"}
+    # the spectrum of Tp 4 s reaches beyond the hydrodynamic data's 2.5 rad/s: the table says so
+    assert "spectrum's energy" in str(lim["validity"].values[0, 0])
+
+
+def test_the_site_table_is_the_weather_windows_of_the_limits(smoke):
+    """The site's go count per month equals the weather windows recomputed here from the limits file."""
+    lim, site = xr.open_dataset(smoke / "limits.nc"), xr.open_dataset(smoke / "site.nc")
+    loaded = load_system(SMALL_LIFT, validate=False)
+    op = loaded.operability
+    series = site_series(sample_hindcast())
+    starts = go(series, operation(lim, op))
+    month = series.month
+    counts = [int(np.sum(starts.go & (month == m))) for m in range(1, 13)]
+    assert counts == [int(x) for x in site["go"].values]
+    assert int(site["duration"]) == op.hours == 3
+
+
+@pytest.mark.slow
+def test_the_root_search_agrees_with_a_fine_grid_of_hs():
+    """One period and heading of the small lift: the root of the margin interpolated on a grid of 0.05 m
+    (the same realisations at every Hs) equals the search's limiting Hs within 1 %."""
+    import dataclasses
+
+    from jaxmbd.operability.job import _Runs
+    from jaxmbd.run import settings_of, start_of
+
+    loaded = load_system(SMALL_LIFT)
+    op = dataclasses.replace(loaded.operability, headings_deg=(180.0,), tp=(8.0,), n_realisations=4)
+    lim = limiting_table(loaded, op)
+    found = float(lim["limiting_hs"].values[0, 0, 0])
+    runs = _Runs(loaded, start_of(loaded), settings_of(loaded, n_realisations=4, seed=op.seed, duration=op.duration,
+                                                      tp=8.0, heading=np.pi), op.criteria)
+    grid = np.round(np.arange(found - 0.3, found + 0.3001, 0.05), 6)
+    g = np.array([min(runs(h).values()) for h in grid])
+    k = int(np.argmax(g < 0))
+    root = grid[k - 1] - g[k - 1] * (grid[k] - grid[k - 1]) / (g[k] - g[k - 1])
+    assert found == pytest.approx(root, rel=0.01)
+
+
+def _lift_text(replace=None, append=""):
+    text = SMALL_LIFT.read_text()
+    for a, b in (replace or {}).items():
+        assert a in text, a
+        text = text.replace(a, b)
+    return text.replace('file = "barge_hydro.nc"', f'file = "{(SMALL_LIFT.parent / "barge_hydro.nc").as_posix()}"') + append
+
+
+@pytest.mark.parametrize("replace, field, message", [
+    ({'output = "hoist/tension"\nupper': 'output = "hoist/tensoin"\nupper'}, "operability.phases[0].criteria[0].output",
+     "unknown output 'hoist/tensoin'; scalar outputs:"),
+    ({"upper = 3.0e5 ": "upper = 3.0e5\nlower = 1.0 "}, "operability.phases[0].criteria[0]", "give exactly one of upper"),
+    ({'statistic = "mpm"\nexposure = 3600.0                         # s': 'statistic = "max"\nexposure = 3600.0 # s'},
+     "operability.phases[0].criteria[0]", "statistic must be 'mpm', 'mean' or 'p<NN>'"),
+    ({"lower_fraction = 0.1 ": "lower_fraction = 1.1 "}, "operability.phases[0].criteria[1]", "lower_fraction must lie in (0, 1)"),
+    ({"hours = 3": "hours = 100"}, "operability.phases", "exceed the alpha table's last row (72 h)"),
+    ({"hours = 3": "hours = 0"}, "operability.phases[0].hours", "must be >= 1"),
+    ({"tp = [4.0, 6.0, 8.0, 10.0, 12.0]": "tp = [4.0, 4.0]"}, "operability.tp", "distinct values"),
+    ({'forecast_level = "base"': 'forecast_level = "base"\nalpha = 0.8'}, "operability.alpha", "not both"),
+    ({'forecast_level = "base"': 'forecast_level = "Z"'}, "operability.forecast_level", "unknown value 'Z'"),
+    ({"duration = 200.0                          # s per realisation\n": ""}, "operability.duration", "missing"),
+    ({"seed = 1\nhs_max": "sed = 1\nhs_max"}, "operability.sed", "unknown key"),
+])
+def test_a_bad_operability_table_is_one_line_naming_the_key(tmp_path, replace, field, message):
+    path = tmp_path / "lift.toml"
+    path.write_text(_lift_text(replace))
+    with pytest.raises(SystemFileError) as info:
+        load_system(path, validate=False)
+    assert info.value.field == field and message in str(info.value) and "\n" not in str(info.value), str(info.value)
+
+
+def test_a_phase_that_the_scenario_does_not_have_is_named(tmp_path):
+    path = tmp_path / "lift.toml"
+    scenario = '\n[scenario]\nname = "s"\n[[scenario.phases]]\nname = "hold"\nmax_duration = 10.0\n'
+    path.write_text(_lift_text({"duration = 200.0                          # s per realisation\n": ""}, scenario))
+    with pytest.raises(SystemFileError, match=r"operability.phases\[0\].name: no phase 'lift' in the \[scenario\]; its phases: hold"):
+        load_system(path, validate=False)
+
+
+def test_a_file_without_an_operability_table_is_one_line(tmp_path, capsys):
+    path = tmp_path / "lift.toml"
+    path.write_text(_lift_text()[: _lift_text().index("[operability]")])
+    assert main(["operability", str(path), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "expected an [operability] table" in err and "\n" not in err
