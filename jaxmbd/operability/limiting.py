@@ -38,7 +38,6 @@ import numpy as np
 from ..errors import InputError
 from .criteria import margin_of
 
-
 MIN_BAND_REALISATIONS = 5
 """The fewest realisations a band is given for."""
 
