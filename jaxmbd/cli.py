@@ -53,9 +53,9 @@ def _table(rows, header):
 
 def _demo(args) -> int:
     if args.which == "operability":
-        from .operability.command import demo
+        from .operability.command import SMALL_LIFT, demo
 
-        return demo(args, Progress, _table)
+        return demo(args, _load(SMALL_LIFT), Progress, _table)
     import equinox as eqx
     import jax
     import jax.numpy as jnp
@@ -639,13 +639,9 @@ def main(argv=None) -> int:
     s.add_argument("--num-processes", type=_COUNT, help="number of processes (or JAXMBD_NUM_PROCESSES)")
     s.add_argument("--process-id", type=_SEED, help="this process's index (or JAXMBD_PROCESS_ID)")
     s.set_defaults(func=_sweep)
-    op = sub.add_parser("operability", help="limiting sea states per phase, heading and period; workability and waiting time at a site")
-    op.add_argument("system", help="the system file (TOML) with an [operability] table")
-    op.add_argument("--hindcast", help="hourly sea states of the site (NDBC text, CSV or NetCDF; default: the packaged 2004 sample)")
-    op.add_argument("--out", type=_out_folder, help="output folder (default out/<name>_operability)")
-    op.add_argument("--realisations", type=_COUNT, help="wave realisations per run (default: the file's [operability])")
-    op.add_argument("--smoke", action="store_true", help="two periods, one heading, two realisations: checks every step")
-    op.set_defaults(func=_operability)
+    from .operability.command import add_parser as _operability_parser
+
+    _operability_parser(sub, _operability, out=_out_folder, count=_COUNT, index=_SEED)
     tu = sub.add_parser("tune", help="tune the parameters named in the file's [tune] table with gradients")
     tu.add_argument("system", help="the system file (TOML) with a [tune] table")
     tu.add_argument("--out", type=_out_folder, help="output folder (default out/<name>_tune)")

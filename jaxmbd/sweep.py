@@ -89,7 +89,7 @@ def _cell_path(out: Path, i: int, j: int) -> Path:
     return out / f"cell_{i:03d}_{j:03d}.nc"
 
 
-def _digest(*trees) -> str:
+def tree_digest(*trees) -> str:
     """sha256 of the structure and every array of the pytrees (static fields are in the structure)."""
     h = hashlib.sha256()
     for tree in trees:
@@ -107,7 +107,7 @@ def _digest(*trees) -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def _code_digest() -> str:
+def code_digest() -> str:
     """jaxmbd's version and a digest of its source: a cell computed by other code is another cell, even
     under the same version number (an edited checkout)."""
     h = hashlib.sha256()
@@ -126,10 +126,10 @@ def cell_key(system: System, start, settings: SweepSettings, i: int, j: int) -> 
     """Everything that decides the numbers of cell (i, j), as a dict of strings and numbers."""
     base = with_sea_state(system, hs=0.0, tp=0.0)  # the cell's Hs and Tp are entries of their own
     start = _as_start(start)
-    return {"system": _digest(base)[:16], "start": _digest((start.q, start.v, start.z))[:16], "hs": float(settings.hs[i]),
+    return {"system": tree_digest(base)[:16], "start": tree_digest((start.q, start.v, start.z))[:16], "hs": float(settings.hs[i]),
             "tp": float(settings.tp[j]), "seed": int(settings.seed), "realisations": int(settings.n_realisations),
             "duration": float(settings.duration), "save_dt": float(settings.save_dt),
-            "integrator": repr(settings.integrator), "jaxmbd": _code_digest()}
+            "integrator": repr(settings.integrator), "jaxmbd": code_digest()}
 
 
 def _data_checksum(ds: xr.Dataset) -> str:

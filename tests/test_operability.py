@@ -132,3 +132,23 @@ def test_a_file_without_an_operability_table_is_one_line(tmp_path, capsys):
     assert main(["operability", str(path), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err.strip()
     assert "expected an [operability] table" in err and "\n" not in err
+
+
+def test_cells_split_over_two_processes_or_resumed_give_bitwise_the_same_table(tmp_path):
+    """One process; two processes taking every other cell (the first returns None, the second the table); and
+    one run killed after its first cell (the file of the second removed) and resumed: every variable bitwise."""
+    import dataclasses
+
+    loaded = load_system(SMALL_LIFT)
+    op = dataclasses.replace(loaded.operability, headings_deg=(180.0,), tp=(6.0, 10.0), n_realisations=2, duration=60.0)
+    one = limiting_table(loaded, op, out_dir=tmp_path / "one")
+    assert limiting_table(loaded, op, out_dir=tmp_path / "two", process_index=0, process_count=2) is None
+    two = limiting_table(loaded, op, out_dir=tmp_path / "two", process_index=1, process_count=2)
+    (tmp_path / "one" / "cells" / "cell_h00_t001.json").unlink()
+    resumed = limiting_table(loaded, op, out_dir=tmp_path / "one")
+    for other in (two, resumed):
+        for name in one.data_vars:
+            assert np.array_equal(one[name].values, other[name].values, equal_nan=one[name].dtype.kind == "f"), name
+    changed = dataclasses.replace(op, seed=2)
+    with pytest.raises(ValueError, match=r"cell_h00_t000.json: computed for another study \(changed: seed\)"):
+        limiting_table(loaded, changed, out_dir=tmp_path / "one")

@@ -125,6 +125,6 @@ def test_a_cell_computed_by_other_code_is_refused(system, reference, tmp_path, m
 
     out = tmp_path / "sweep"
     shutil.copytree(reference[0], out)
-    monkeypatch.setattr(sweep, "_code_digest", lambda: "0.1.0+edited")
+    monkeypatch.setattr(sweep, "code_digest", lambda: "0.1.0+edited")
     with pytest.raises(SweepError, match="jaxmbd .* -> '0.1.0\\+edited'"):
         run_sweep(system, system.model.neutral(), SweepSettings(**SETTINGS), out)

@@ -352,7 +352,10 @@ def realise(
         weights = spreading_weights(theta, mean_direction, spreading)
 
     energy = 2.0 * spectrum.density(omega) * d_omega  # a² summed over directions
-    amplitude = jnp.sqrt(energy[:, None] * weights[None, :]).reshape(-1)
+    a2 = energy[:, None] * weights[None, :]
+    # a component with no energy (the spectrum underflows to 0 far below its peak) has amplitude 0 and
+    # derivative 0: sqrt's derivative at 0 would be inf, and inf x 0 a NaN in every gradient of the sea
+    amplitude = jnp.where(a2 > 0, jnp.sqrt(jnp.where(a2 > 0, a2, 1.0)), 0.0).reshape(-1)
     omega_all = jnp.repeat(omega, m)
     theta_all = jnp.tile(theta, n)
     phase = jax.random.uniform(k_phase, (n * m,), maxval=2.0 * jnp.pi)

@@ -18,16 +18,34 @@ from .job import limiting_table, site_table
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
-def demo(args, progress, table_text) -> int:
-    """``jaxmbd demo operability``: the packaged small lift (``jaxmbd/data/small_lift.toml``) at the packaged
-    site (NDBC buoy 44007, 2004), head seas only and six realisations a run: under a minute on a CPU."""
-    from ..io.system_file import load_system
+SMALL_LIFT = Path(__file__).resolve().parents[1] / "data" / "small_lift.toml"
+"""The packaged small lift of ``jaxmbd demo operability``."""
 
-    loaded = load_system(Path(__file__).resolve().parents[1] / "data" / "small_lift.toml")
+
+def demo(args, loaded, progress, table_text) -> int:
+    """``jaxmbd demo operability``: the packaged small lift (``loaded``, read from :data:`SMALL_LIFT`) at the
+    packaged site (NDBC buoy 44007, 2004), head seas only and six realisations a run: under a minute on a CPU."""
     loaded.operability = dataclasses.replace(loaded.operability, headings_deg=(180.0,))
-    ns = argparse.Namespace(hindcast=None, out=str(Path(args.out).parent / "demo_operability") if args.out == "out/demo" else args.out,
-                            realisations=6, smoke=False)
+    out = str(Path(args.out).parent / "demo_operability") if args.out == "out/demo" else args.out
+    ns = argparse.Namespace(hindcast=None, out=out, realisations=6, smoke=False, force=True, process_id=0, num_processes=1)
     return operability_command(ns, loaded, progress, table_text)
+
+
+def add_parser(sub, func, *, out, count, index):
+    """The command's options (``out``, ``count``, ``index``: the command line's argument types)."""
+    op = sub.add_parser("operability", help="limiting sea states per phase, heading and period; workability and waiting "
+                                            "time at a site (resumes an interrupted study)")
+    op.add_argument("system", help="the system file (TOML) with an [operability] table")
+    op.add_argument("--hindcast", help="hourly sea states of the site (NDBC text, CSV or NetCDF; default: the packaged "
+                                       "2004 sample)")
+    op.add_argument("--out", type=out, help="output folder (default out/<name>_operability)")
+    op.add_argument("--realisations", type=count, help="wave realisations per run (default: the file's [operability])")
+    op.add_argument("--smoke", action="store_true", help="two periods, one heading, two realisations: checks every step")
+    op.add_argument("--force", action="store_true", help="recompute the cells of the output folder computed for another study")
+    op.add_argument("--num-processes", type=count, default=1, help="processes sharing the study's cells (default 1)")
+    op.add_argument("--process-id", type=index, default=0, help="this process's index, 0 .. num-processes - 1")
+    op.set_defaults(func=func)
+    return op
 
 
 def operability_command(args, loaded, progress, table_text) -> int:
@@ -48,8 +66,14 @@ def operability_command(args, loaded, progress, table_text) -> int:
           f"{len(op.tp)} period(s), {op.n_realisations} realisations a run; site {site.source} "
           f"({len(site)} hours, {site.time[0]} to {site.time[-1]}, {100 * site.coverage:.1f} % of the hours recorded)")
     t0 = time.perf_counter()
-    limits = limiting_table(loaded, op, progress=progress("limiting sea states"))
+    limits = limiting_table(loaded, op, progress=progress("limiting sea states"), out_dir=out,
+                            process_index=getattr(args, "process_id", 0), process_count=getattr(args, "num_processes", 1),
+                            force=getattr(args, "force", False))
     t1 = time.perf_counter()
+    if limits is None:
+        print(f"computed process {args.process_id}'s cells in {t1 - t0:.0f} s ({out / 'cells'}); the others' are not all "
+              "there yet: the table is assembled by the process that finds every cell (run the command again)")
+        return 0
     _print_limits(limits, op, table_text)
     print(f"({int(limits['runs'].sum())} runs in {t1 - t0:.0f} s)")
     _print_validity(limits)

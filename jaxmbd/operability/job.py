@@ -202,32 +202,61 @@ def _band(runs: _Runs, criteria, found: LimitingHs):
     return bootstrap_band(criteria, runs.extremes[near], found)
 
 
-def limiting_table(case, table: OperabilityTable, *, start=None, progress=None):
+def _cell(case, start, base, table: OperabilityTable, h: int, j: int) -> dict:
+    """Every phase's search at heading h and period j, on shared runs: plain numbers (a cell file's data)."""
+    runs = _Runs(case, start, dataclasses.replace(base, tp=table.tp[j], heading=math.radians(table.headings_deg[h])),
+                 table.criteria)
+    ev = Evaluations(runs)
+    phases = []
+    for phase in table.phases:
+        found = limiting_hs(ev, [c.name for c in phase.criteria], table.search)
+        lo, hi = _band(runs, phase.criteria, found)
+        phases.append({"hs": found.hs, "low": lo, "high": hi, "status": found.status, "governing": found.governing})
+    left = "; ".join(f"{what} (from Hs {hs_at:.2f} m)" for what, hs_at in sorted(runs.left.items()))
+    return {"phases": phases, "runs": runs.count, "validity": left}
+
+
+def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, out_dir=None, process_index: int = 0,
+                   process_count: int = 1, force: bool = False):
     """The limiting Hs (m) of every phase at every heading and period of ``table`` for a loaded file
     ``case``, with the governing criterion, the 90 % band from the realisations, the status of each
-    search, its runs, and the operational limit (alpha applied); an ``xarray.Dataset``."""
+    search, its runs, and the operational limit (alpha applied); an ``xarray.Dataset``.
+
+    ``out_dir``: keep each cell (heading, period) in a file there (:mod:`jaxmbd.operability.cells`) and
+    take the cells already computed for the same study: a study resumes.  ``process_index`` of
+    ``process_count`` processes computes the cells k with k mod count = index; the table comes back (from
+    any process) once every cell is on disk, else None."""
     import xarray as xr
+
+    from .cells import cell_key, cell_path, mine, read_cell, write_cell
 
     start = start if start is not None else start_of(case)
     base = settings_of(case, n_realisations=table.n_realisations, seed=table.seed, duration=table.duration)
+    cells, total = {}, len(table.headings_deg) * len(table.tp)
+    for k in range(total):
+        h, j = divmod(k, len(table.tp))
+        key = cell_key(case.system, start, table, h, j) if out_dir is not None else None
+        cell = read_cell(cell_path(out_dir, h, j), key, force=force) if out_dir is not None else None
+        if cell is None and mine(k, process_index, process_count):
+            cell = _cell(case, start, base, table, h, j)
+            if out_dir is not None:
+                write_cell(cell_path(out_dir, h, j), key, cell)
+                cell = read_cell(cell_path(out_dir, h, j), key)  # as every later reader sees it
+        if cell is not None:
+            cells[(h, j)] = cell
+        if progress is not None:
+            progress(k + 1, total)
+    if len(cells) < total:
+        return None
     shape = (len(table.phases), len(table.headings_deg), len(table.tp))
     hs, lo, hi = np.full(shape, np.nan), np.full(shape, np.nan), np.full(shape, np.nan)
     status, governing, runs_count = np.empty(shape, object), np.empty(shape, object), np.zeros(shape[1:], int)
     left = np.full(shape[1:], "", object)
-    done = 0
-    for h, heading in enumerate(table.headings_deg):
-        for j, tp in enumerate(table.tp):
-            runs = _Runs(case, start, dataclasses.replace(base, tp=tp, heading=math.radians(heading)), table.criteria)
-            ev = Evaluations(runs)
-            for k, phase in enumerate(table.phases):
-                found = limiting_hs(ev, [c.name for c in phase.criteria], table.search)
-                hs[k, h, j], status[k, h, j], governing[k, h, j] = found.hs, found.status, found.governing
-                lo[k, h, j], hi[k, h, j] = _band(runs, phase.criteria, found)
-            runs_count[h, j] = runs.count
-            left[h, j] = "; ".join(f"{what} (from Hs {hs_at:.2f} m)" for what, hs_at in sorted(runs.left.items()))
-            done += 1
-            if progress is not None:
-                progress(done, shape[1] * shape[2])
+    for (h, j), cell in cells.items():
+        for k, ph in enumerate(cell["phases"]):
+            hs[k, h, j], lo[k, h, j], hi[k, h, j] = ph["hs"], ph["low"], ph["high"]
+            status[k, h, j], governing[k, h, j] = ph["status"], ph["governing"]
+        runs_count[h, j], left[h, j] = cell["runs"], cell["validity"]
     alpha = _alpha(table, hs)
     coords = {"phase": [p.name for p in table.phases], "heading": ("heading", np.asarray(table.headings_deg), {"units": "deg"}),
               "tp": ("tp", np.asarray(table.tp), {"units": "s"})}

@@ -1,0 +1,50 @@
+"""The gradient of the design decision: the derivative of a limiting sea state and of a month's workability at
+the site with respect to a design value (the hoist rope's stiffness and damping of the packaged small lift),
+by implicit differentiation at the root, against central finite differences of the whole chain (each a
+root search to 1e-9 m with the static equilibrium re-solved), 1e-4 relative."""
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from jaxmbd.io.system_file import load_system
+from jaxmbd.operability.hindcast import sample_hindcast
+from jaxmbd.operability.job import site_series
+from jaxmbd.operability.limiting import Search
+from jaxmbd.optim.workability import LimitingHsModel, workability_gradient
+
+pytestmark = pytest.mark.slow
+SMALL_LIFT = Path(__file__).resolve().parents[1] / "jaxmbd" / "data" / "small_lift.toml"
+TIGHT = Search(tolerance=1e-9, max_evaluations=80)  # the roots to 1e-9 m: central differences of step 1e-4 read 1e-5
+
+
+@pytest.fixture(scope="module")
+def lift():
+    loaded = load_system(SMALL_LIFT)
+    loaded.operability = dataclasses.replace(loaded.operability, n_realisations=4, duration=100.0, search=TIGHT)
+    return loaded
+
+
+def test_limiting_hs_gradient_against_central_differences(lift):
+    m = LimitingHsModel(lift, "lift", 8.0, 180.0, ("hoist.EA", "hoist.damping"))
+    found = m.limiting_hs()
+    assert found.status == "root"
+    grad = m.gradient(found)
+    for path, x0 in m.initial.items():
+        h = 1e-4 * x0
+        fd = (m.limiting_hs({path: x0 + h}).hs - m.limiting_hs({path: x0 - h}).hs) / (2 * h)
+        assert grad[path] == pytest.approx(fd, rel=1e-4), path
+
+
+def test_workability_gradient_against_central_differences(lift):
+    """July's smoothed workability (width 0.05 m) of the 3-hour lift over Tp 6-10 s, head seas."""
+    models = [LimitingHsModel(lift, "lift", tp, 180.0, ("hoist.EA",)) for tp in (6.0, 8.0, 10.0)]
+    series = site_series(sample_hindcast())
+    w, grad = workability_gradient(models, series, 7, durations=(3,))
+    assert 0.0 < w < 1.0
+    x0 = models[0].initial["hoist.EA"]
+    h = 1e-4 * x0
+    wp, _ = workability_gradient(models, series, 7, durations=(3,), values={"hoist.EA": x0 + h})
+    wm, _ = workability_gradient(models, series, 7, durations=(3,), values={"hoist.EA": x0 - h})
+    assert grad["hoist.EA"] == pytest.approx((wp - wm) / (2 * h), rel=1e-4)
