@@ -377,3 +377,26 @@ def test_ten_years_of_hours_in_well_under_a_second():
     assert int(ds.go.sum() + ds.no_go.sum() + ds.unknown.sum()) == series.n
     assert np.all((ds.workability.values > 0) & (ds.workability.values < 1))
     assert float(wt.waiting.sel(month=1, quantile=0.9)) > float(wt.waiting.sel(month=7, quantile=0.9))
+
+
+def test_waits_through_a_long_outage_are_told_apart_from_a_missing_hour():
+    """Ready at hour 0 of a calm-free series whose first go is at hour 10: a 1-hour gap at hour 2 is waited
+    through (max_gap = 24), a 30-hour outage is not; brute force over the gap stretches."""
+    import numpy as np
+
+    from jaxmbd.operability.windows import ConstantLimit, HourlySeries, Phase, waits
+
+    n = 80
+    hs = np.full(n, 3.0)
+    hs[10:13] = hs[60:] = 0.5
+    present = np.ones(n, bool)
+    present[2] = False
+    present[20:50] = False
+    t = np.datetime64("2001-01-01T00", "h") + np.arange(n)
+    s = HourlySeries.from_times(t, np.where(present, hs, np.nan), np.full(n, 8.0), present)
+    w_any, w_long = waits(s, [Phase("a", 1, ConstantLimit(1.0))]), waits(s, [Phase("a", 1, ConstantLimit(1.0))], max_gap=24)
+    first = [10 if t0 <= 10 else (11 if t0 <= 11 else (12 if t0 <= 12 else 60)) for t0 in range(n)]
+    assert np.array_equal(w_long.hours[:60], np.array(first[:60]) - np.arange(60))
+    crossed_any = [any(not present[h] for h in range(t0, f)) for t0, f in zip(range(n), first)]
+    crossed_long = [any(20 <= h < 50 for h in range(t0, f)) for t0, f in zip(range(n), first)]
+    assert w_any.crossed_gap.tolist() == crossed_any and w_long.crossed_gap.tolist() == crossed_long

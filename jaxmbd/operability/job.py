@@ -305,6 +305,11 @@ def site_series(hindcast, *, gamma=3.3) -> HourlySeries:
     return HourlySeries.from_times(grid, hs, tp, present)
 
 
+OUTAGE_HOURS = 24
+"""A stretch of more than this many hours without a record is an outage of the instrument, not weather: a wait
+through it is left out of the waiting-time statistics (and counted); shorter gaps are waited through."""
+
+
 def site_table(limits, table: OperabilityTable, hindcast, *, quantiles=(0.5, 0.9)):
     """Workability per month and waiting time (P50/P90 per month) of the operation at the site."""
     import xarray as xr
@@ -312,7 +317,7 @@ def site_table(limits, table: OperabilityTable, hindcast, *, quantiles=(0.5, 0.9
     series = site_series(hindcast)
     ops = operation(limits, table)
     work = workability(series, ops)
-    wait = waiting_time(series, ops, quantiles=quantiles)
+    wait = waiting_time(series, ops, quantiles=quantiles, include_gap_waits=False, max_gap=OUTAGE_HOURS)
     ds = xr.merge([work, wait.drop_vars("duration")])
     ds["duration"].attrs.update(units="h", long_name="planned operation period (the phases' hours)")
     ds.attrs.update({"hindcast": hindcast.source, "hindcast_coverage": float(hindcast.coverage),

@@ -389,28 +389,42 @@ class Waits:
     duration: int
 
 
-def waits(series: HourlySeries, operation: Sequence[Phase], *, starts: Starts | None = None) -> Waits:
-    """The wait of the operation ready at each hour of the series (rules: module docstring)."""
+def _long_gap_hours(present: np.ndarray, max_gap: int) -> np.ndarray:
+    """The missing hours that belong to a stretch of more than ``max_gap`` missing hours."""
+    missing = ~present
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], missing.astype(np.int8), [0]])))
+    long = np.zeros(missing.size, bool)
+    for a, b in zip(edges[::2], edges[1::2]):
+        if b - a > max_gap:
+            long[a:b] = True
+    return long
+
+
+def waits(series: HourlySeries, operation: Sequence[Phase], *, starts: Starts | None = None, max_gap: int = 0) -> Waits:
+    """The wait of the operation ready at each hour of the series (rules: module docstring).  ``crossed_gap``
+    marks the waits that include a stretch of more than ``max_gap`` missing hours (0: any missing hour)."""
     st = _starts(series, operation, starts)
     n = series.n
     t0 = np.arange(n)
     first = np.minimum.accumulate(np.where(st.go, t0, n)[::-1])[::-1]  # the first go start at or after t0
     censored = first == n
-    missing = np.concatenate([[0], np.cumsum(~series.present, dtype=np.int64)])
+    gap = _long_gap_hours(series.present, int(max_gap)) if max_gap else ~series.present
+    missing = np.concatenate([[0], np.cumsum(gap, dtype=np.int64)])
     crossed = ~censored & (missing[first] - missing[t0] > 0)
     return Waits(np.where(censored, np.nan, (first - t0).astype(float)), censored, crossed, st.duration)
 
 
 def waiting_time(series: HourlySeries, operation: Sequence[Phase], *, quantiles=(0.5, 0.9),
-                 include_gap_waits: bool = True, starts: Starts | None = None) -> xr.Dataset:
+                 include_gap_waits: bool = True, starts: Starts | None = None, max_gap: int = 0) -> xr.Dataset:
     """Waiting time and total duration (waiting + D) of the operation ready in each calendar month, over
     the years pooled: their ``quantiles`` (P50 and P90 by default) and means, with the numbers of waits
-    used, censored and crossing a gap.  ``include_gap_waits=False`` leaves the waits that crossed a gap out."""
+    used, censored and crossing a gap.  ``include_gap_waits=False`` leaves the waits that crossed a gap of more
+    than ``max_gap`` hours out (0: any gap): an outage of the buoy is no weather, a missing hour is waited through."""
     q = np.atleast_1d(np.asarray(quantiles, float))
     if q.ndim != 1 or q.size == 0 or np.any((q < 0) | (q > 1)) or not np.all(np.isfinite(q)):
         raise OperabilityError(f"waiting_time: quantiles must be fractions in [0, 1], "
                                f"got {np.asarray(quantiles).tolist()}")
-    w = waits(series, operation, starts=starts)
+    w = waits(series, operation, starts=starts, max_gap=max_gap)
     used = ~w.censored & (include_gap_waits | ~w.crossed_gap)
     wq = np.full((12, q.size), np.nan)
     mean = np.full(12, np.nan)
@@ -432,11 +446,12 @@ def waiting_time(series: HourlySeries, operation: Sequence[Phase], *, quantiles=
         "censored": (("month",), n_censored,
                      {"units": "1", "long_name": "ready hours with no go start before the series ends"}),
         "crossed_gap": (("month",), n_crossed,
-                        {"units": "1", "long_name": "uncensored waits that include an hour with no record"}),
+                        {"units": "1", "long_name": "uncensored waits that include a stretch of hours with no record "
+                                                    "(longer than max_gap_hours)"}),
         "duration": ((), w.duration, {**h, "long_name": "duration of the operation, D"}),
     }
     return xr.Dataset(data, coords={"month": np.arange(1, 13), "quantile": q},
-                      attrs={"include_gap_waits": int(include_gap_waits)})
+                      attrs={"include_gap_waits": int(include_gap_waits), "max_gap_hours": int(max_gap)})
 
 
 def known_starts(present, durations: Sequence[int]) -> np.ndarray:

@@ -25,6 +25,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import validity
 from ..errors import InputError
 from ..operability.alpha import HS_COLUMNS, LEVELS, TABLES
 from ..operability.criteria import extremes, margin_of
@@ -76,6 +77,9 @@ class LimitingHsModel:
                                equilibrium_newton=self.equilibrium_newton,
                                equilibrium_free=self.loaded.simulation.equilibrium_free)
         self.seconds = float(ts[-1] - ts[0])
+        # the sea's range of validity (the spectrum's energy the discretisation and the hydrodynamic data hold)
+        # depends on the period, not on Hs: checked once here, as every run of jaxmbd.run checks it
+        self.excursions = validity.check_sea(system.waves, len(keys))
         # one compiled program for every period and heading (their sea states are array leaves of the system)
         free = self.problem.equilibrium_free
         shape = (self.criteria, self.paths, float(ts[0]), float(ts[-1]), len(ts), float(dt), len(keys), self.equilibrium_newton, self.seconds,
@@ -179,7 +183,8 @@ def workability_gradient(models, series, month: int, *, durations, values=None, 
         raise InputError("workability_gradient: models sorted by strictly increasing period")
     found = [m.limiting_hs(values) for m in models]
     hs = jnp.asarray([f.hs for f in found])
-    grads = [m.gradient(f, values) for m, f in zip(models, found)]
+    # a search that found no root sits at its range's end, which does not move with the design: derivative 0
+    grads = [m.gradient(f, values) if f.status == "root" else dict.fromkeys(m.paths, 0.0) for m, f in zip(models, found)]
     paths = models[0].paths
     t_pop = float(sum(durations))
     tp_hours = np.where(series.present, series.tp, np.nan)
