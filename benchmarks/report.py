@@ -18,6 +18,7 @@ SECTIONS = (
     ("mooring.md", "python -m benchmarks.mooring"),
     ("loops.md", "python -m benchmarks.loops"),
     ("equilibrium.md", "python -m benchmarks.equilibrium"),
+    ("operability.md", "python -m benchmarks.operability"),
     ("versions.md", "python -m benchmarks.versions --base DIR"),
     ("targets.md", None),
 )
