@@ -24,8 +24,8 @@ SMALL_LIFT = Path(__file__).resolve().parents[1] / "data" / "small_lift.toml"
 
 def demo(args, loaded, progress, table_text) -> int:
     """``jaxmbd demo operability``: the packaged small lift (``loaded``, read from :data:`SMALL_LIFT`) at the
-    packaged site (NDBC buoy 44007, 2004), head seas only and six realisations a run: under a minute on a CPU."""
-    loaded.operability = dataclasses.replace(loaded.operability, headings_deg=(180.0,))
+    packaged site (NDBC buoy 44007, 2004), head seas only, six realisations of 150 s a run: under a minute on a CPU."""
+    loaded.operability = dataclasses.replace(loaded.operability, headings_deg=(180.0,), duration=150.0)
     out = str(Path(args.out).parent / "demo_operability") if args.out == "out/demo" else args.out
     ns = argparse.Namespace(hindcast=None, out=out, realisations=6, smoke=False, force=True, process_id=0, num_processes=1)
     return operability_command(ns, loaded, progress, table_text)
