@@ -13,7 +13,6 @@ bitwise the table of one uninterrupted process.
 from __future__ import annotations
 
 import json
-import math
 import os
 from pathlib import Path
 
@@ -68,7 +67,3 @@ def mine(k: int, process_index: int, process_count: int) -> bool:
         raise OperabilityError(f"process index {process_index} outside 0..{process_count - 1}")
     return k % process_count == process_index
 
-
-def as_json(x):
-    """A float for JSON (NaN kept as NaN: Python's json reads it back)."""
-    return float(x) if not (isinstance(x, float) and math.isnan(x)) else math.nan

@@ -67,8 +67,7 @@ def operability_command(args, loaded, progress, table_text) -> int:
           f"({len(site)} hours, {site.time[0]} to {site.time[-1]}, {100 * site.coverage:.1f} % of the hours recorded)")
     t0 = time.perf_counter()
     limits = limiting_table(loaded, op, progress=progress("limiting sea states"), out_dir=out,
-                            process_index=getattr(args, "process_id", 0), process_count=getattr(args, "num_processes", 1),
-                            force=getattr(args, "force", False))
+                            process_index=args.process_id, process_count=args.num_processes, force=args.force)
     t1 = time.perf_counter()
     if limits is None:
         print(f"computed process {args.process_id}'s cells in {t1 - t0:.0f} s ({out / 'cells'}); the others' are not all "
