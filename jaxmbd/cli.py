@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from .config import configure
-from .errors import JaxmbdError
+from .errors import InputError, JaxmbdError
 
 G = 9.81
 TONNE = 1000.0
@@ -138,6 +138,12 @@ def _demo(args) -> int:
 # run / sweep / plot
 
 
+def _limit(args):
+    from .run import TIME_LIMIT_S  # the seconds a command runs without --yes
+
+    return None if args.yes else TIME_LIMIT_S
+
+
 def _load(path):
     from .io.system_file import load_system
 
@@ -150,13 +156,9 @@ def _run(args) -> int:
     loaded = _load(args.system)
     out = Path(args.out or f"out/{loaded.system.name}")
     _same_source(out / "result.nc", args.system, explicit=bool(args.out))
-    if loaded.scenario and args.duration:
-        print(f"jaxmbd run: --duration: {args.system} has a [scenario], whose phases set the duration (each "
-              "phase's max_duration and condition); leave --duration out", file=sys.stderr)
-        return 2
     out.mkdir(parents=True, exist_ok=True)
     start = start_of(loaded)
-    res = run(loaded, start, seed=args.seed, duration=args.duration, n_realisations=args.realisations,
+    res = run(loaded, start, seed=args.seed, duration=args.duration, n_realisations=args.realisations, time_limit=_limit(args),
               progress=Progress("realisations" if loaded.scenario else "simulating"))
     if loaded.scenario:
         return _report_scenario(args, loaded, res, out)
@@ -304,20 +306,22 @@ def _sweep(args) -> int:
     index, count = initialise_distributed(args.coordinator, args.num_processes, args.process_id)
     loaded = _load(args.system)
     sw = loaded.sweep
-    hs = args.hs or (sw.hs if sw else None)
-    tp = args.tp or (sw.tp if sw else None)
+    hs, tp = args.hs or (sw.hs if sw else None), args.tp or (sw.tp if sw else None)
     limits = dict(sw.limits) if sw else {}
     if not hs or not tp or not limits:
         print(f"jaxmbd: {args.system}: sweep: expected a [sweep] table with hs, tp and [sweep.limits] "
               "(or --hs and --tp on the command line)", file=sys.stderr)
         return 2
-    settings = SweepSettings(hs=list(hs), tp=list(tp), limits=limits,
-                             duration=args.duration or sw.duration or loaded.duration,
+    duration = args.duration or (sw.duration if sw else None) or loaded.duration
+    if duration is None:  # a scenario file: its phases set a scenario run's length, a sweep runs without them
+        raise InputError(f"{args.system}: sweep: its cells are runs without the scenario's phases and need a duration: "
+                         "[sweep].duration, [simulation].duration or --duration (s)")
+    settings = SweepSettings(hs=list(hs), tp=list(tp), limits=limits, duration=duration,
                              n_realisations=args.realisations or sw.n_realisations or loaded.n_realisations or 8,
                              save_dt=loaded.save_dt, integrator=loaded.integrator, seed=loaded.seed,
                              statistic=sw.statistic)
     out = Path(args.out or f"out/{loaded.system.name}_sweep")
-    table = run_sweep(loaded.system, start_of(loaded), settings, out, process_index=index, process_count=count,
+    table = run_sweep(loaded.system, start_of(loaded), settings, out, process_index=index, process_count=count, time_limit=_limit(args),
                       progress=Progress(f"sweep (process {index + 1}/{count})"), force=args.force)
     if table is None:
         return 0
@@ -639,6 +643,8 @@ def main(argv=None) -> int:
     s.add_argument("--num-processes", type=_COUNT, help="number of processes (or JAXMBD_NUM_PROCESSES)")
     s.add_argument("--process-id", type=_SEED, help="this process's index (or JAXMBD_PROCESS_ID)")
     s.set_defaults(func=_sweep)
+    for cmd in (r, s):
+        cmd.add_argument("--yes", action="store_true", help="run on where the first realisations or cells project over an hour")
     from .operability.command import add_parser as _operability_parser
 
     _operability_parser(sub, _operability, out=_out_folder, count=_COUNT, index=_SEED)

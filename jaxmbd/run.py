@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import time
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ from .simulation import (
     static_equilibrium,
 )
 from .system import System
-from .tables import Key, default_of, describe_value, keys
+from .tables import REQUIRED, Key, default_of, describe_value, keys
 
 
 class RunError(JaxmbdError, ValueError):
@@ -163,7 +164,7 @@ def _replace(settings: RunSettings, overrides: dict) -> RunSettings:
 
 
 def run(case, start: Start | None = None, *, settings: RunSettings | None = None, scenario=None, source=None,
-        progress=None, check: bool = True, **overrides) -> Result:
+        progress=None, check: bool = True, time_limit: float | None = None, **overrides) -> Result:
     """Run ``case`` (a loaded system file, or a :class:`~jaxmbd.system.System` with ``settings``) from
     ``start`` (None: solved here, :func:`start_of` / :func:`solve_start`) and return its :class:`Result`.
 
@@ -172,13 +173,15 @@ def run(case, start: Start | None = None, *, settings: RunSettings | None = None
     ``scenario`` given) runs its phases, each realisation in turn, into one result with phases (batched
     over realisations, each padded to the longest).  ``check``: hold the outputs against every element's
     range of validity (:mod:`jaxmbd.validity`; the excursions go to ``result.excursions`` and the
-    attributes).  ``progress(done, total)`` after each batch of realisations (or each scenario realisation)."""
+    attributes).  ``progress(done, total)`` after each batch of realisations (or each scenario realisation).
+    ``time_limit`` (s): stop with the estimate where the realisations done project the run past it
+    (:class:`TimeBudget`; the command line's limit is :data:`TIME_LIMIT_S`, lifted by ``--yes``)."""
     system = getattr(case, "system", case)
     if scenario is None and getattr(case, "scenario", None):
         scenario = case.build_scenario()
     if scenario is not None and overrides.get("duration") is not None:
-        raise RunError(f"{system.name}: a scenario's phases set its duration (each phase's max_duration and "
-                       "condition); leave duration out")
+        raise RunError(f"{system.name}: a [scenario]'s phases set its duration (each phase's max_duration and "
+                       "condition); leave duration out (--duration)")
     if settings is None:
         settings = settings_of(case, **overrides) if hasattr(case, "simulation") else _replace(RunSettings(), overrides)
     elif overrides:
@@ -192,25 +195,56 @@ def run(case, start: Start | None = None, *, settings: RunSettings | None = None
     problem = validity.step_problem(stiffest, settings.integrator)
     if problem:  # a file's own step was refused when it was read: this is an override's
         raise RunError(f"{system.name}: {problem}")
+    budget = TimeBudget(time_limit, f"{system.name}: the run of {settings.n_realisations or 1} realisation(s)")
+
+    def report(done, total):
+        budget(done, total)
+        if progress is not None:
+            progress(done, total)
+
     if scenario is not None:
-        result = _run_phases(system, start, settings, scenario, progress, check)
+        result = _run_phases(system, start, settings, scenario, report, check)
     else:
-        if not settings.duration or not settings.duration > 0:
-            raise RunError(f"{system.name}: a run needs a duration > 0 s, got {settings.duration}")
-        problem = size_problem(system, settings)
-        if problem:
-            raise RunError(f"{system.name}: {problem}")
-        key = settings.prng_key() if (system.waves is not None or settings.n_realisations) else None
-        result = simulate(system, settings.duration, save_dt=settings.save_dt, integrator=settings.integrator,
-                          q0=start.q, v0=start.v, z0=start.z, key=key, n_realisations=settings.n_realisations,
-                          chunk_size=settings.chunk_size, progress=progress)
-        if check:
-            result.excursions = validity.check(system, result.time, result.outputs, result.batched)
+        result = _run_plain(system, start, settings, report, check)
     if check:
         result.excursions = (result.excursions + validity.check_sea(system.waves, result.n_realisations)
                              + validity.check_step(stiffest, settings.integrator, result.n_realisations))
     result.attrs.update(run_attrs(case, settings, result, start, source))
     return result
+
+
+TIME_LIMIT_S = 3600.0
+"""What a command runs without being asked: a run, sweep or study projected to take longer stops after its
+first batches (or cells) with the estimate, and runs on with ``--yes``."""
+
+
+class TimeBudget:
+    """Projects a job's wall time from the units (batches of realisations, cells) done so far and stops it
+    where the projection passes ``limit_s`` (None: never).  The first unit carries the compilation, so the
+    projection starts at the second: elapsed + (units left) x (time per unit since the first)."""
+
+    def __init__(self, limit_s: float | None, what: str, resumable: bool = False):
+        self.limit_s, self.what, self.resumable = limit_s, what, resumable
+        self.start = time.perf_counter()
+        self.first = None  # (units done, time) at the first unit's end
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.limit_s is None or done >= total:
+            return
+        now = time.perf_counter()
+        if self.first is None:
+            self.first = (done, now)
+            return
+        rate = (now - self.first[1]) / max(done - self.first[0], 1)
+        projected = now - self.start + rate * (total - done)
+        if projected > self.limit_s:
+            kept = "; the work done is kept and a rerun resumes it" if self.resumable else ""
+            raise RunError(f"{self.what} would take about {_hours(projected)} on this machine ({done} of {total} done in "
+                           f"{now - self.start:.0f} s): --yes runs it{kept}")
+
+
+def _hours(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"
 
 
 MEMORY_SHARE = 0.8
@@ -249,6 +283,50 @@ def size_problem(system: System, settings: RunSettings, memory: float | None = N
     return (f"the run would keep about {need / 1e9:.3g} GB of results ({realisations:.0f} realisations x {saves:.4g} saves "
             f"x about {values} values), more than {100 * MEMORY_SHARE:.0f} % of this machine's {memory / 1e9:.3g} GB: "
             "fewer realisations, a longer save_dt or a shorter duration")
+
+
+def _run_plain(system: System, start: Start, settings: RunSettings, progress, check: bool) -> Result:
+    """A run without phases: its size checked before anything compiles, the realisations in batches."""
+    if not settings.duration or not settings.duration > 0:
+        raise RunError(f"{system.name}: a run needs a duration > 0 s, got {settings.duration}")
+    problem = size_problem(system, settings)
+    if problem:
+        raise RunError(f"{system.name}: {problem}")
+    key = settings.prng_key() if (system.waves is not None or settings.n_realisations) else None
+    try:
+        result = simulate(system, settings.duration, save_dt=settings.save_dt, integrator=settings.integrator,
+                          q0=start.q, v0=start.v, z0=start.z, key=key, n_realisations=settings.n_realisations,
+                          chunk_size=settings.chunk_size, progress=progress)
+    except Exception as exc:
+        if not out_of_memory(exc):
+            raise
+        raise RunError(f"{system.name}: out of memory while running; {run_sizes(system, settings)}") from None
+    if check:
+        result.excursions = validity.check(system, result.time, result.outputs, result.batched)
+    return result
+
+
+def out_of_memory(exc: BaseException) -> bool:
+    """Whether ``exc`` is the host's or XLA's out-of-memory error."""
+    text = str(exc)
+    return isinstance(exc, MemoryError) or "RESOURCE_EXHAUSTED" in text or "Out of memory" in text
+
+
+def run_sizes(system: System, settings: RunSettings) -> str:
+    """The sizes a run's memory grows with, by the keys that set them: what an out-of-memory error names."""
+    from .simulation import default_save_dt
+
+    parts = [f"simulation.n_realisations = {settings.n_realisations or 1}"
+             + (f" (run {settings.chunk_size} at a time)" if settings.chunk_size else "")]
+    if settings.integrator.dt:
+        parts.append(f"simulation.duration / dt = {settings.duration:g} s / {settings.integrator.dt:g} s = "
+                     f"{settings.duration / settings.integrator.dt:.4g} steps")
+    save = settings.save_dt or default_save_dt(settings.duration, settings.integrator.dt)
+    parts.append(f"saves every {save:g} s (simulation.save_dt): {settings.duration / save + 1:.4g} saves")
+    waves = system.waves
+    if waves is not None and waves.spectrum is not None:
+        parts.append(f"waves.n_frequencies x n_directions = {waves.n_frequencies} x {waves.n_directions} components")
+    return "the sizes it grows with: " + ", ".join(parts) + "; lower the largest"
 
 
 def _run_phases(system: System, start: Start, settings: RunSettings, scenario, progress, check: bool) -> Result:
@@ -314,7 +392,8 @@ def run_attrs(case, settings: RunSettings, result: Result, start: Start, source=
     return attrs | validity.to_attrs(result.excursions)
 
 
-__all__ = ["Start", "RunSettings", "RunError", "run", "solve_start", "start_of", "settings_of", "with_sea_state", "run_attrs"]
+__all__ = ["Start", "RunSettings", "RunError", "TimeBudget", "TIME_LIMIT_S", "run", "solve_start", "start_of", "settings_of",
+           "with_sea_state", "run_attrs"]
 
 
 # --------------------------------------------------------------------------- the file form
@@ -324,9 +403,10 @@ class SimulationSettings:
     """``[simulation]``: run length ``duration`` (s), save interval ``save_dt`` (s, None: the
     simulator's default), ``n_realisations`` wave realisations (None: one unbatched run), PRNG
     ``seed``, whether to start from the static equilibrium and which velocity directions it may
-    move (``equilibrium_free``, (nv,) bools; None: all)."""
+    move (``equilibrium_free``, (nv,) bools; None: all).  With a scenario ``duration`` may be None (its
+    phases set the length)."""
 
-    duration: float
+    duration: float | None
     save_dt: float | None = None
     n_realisations: int | None = None
     seed: int = 0
@@ -335,7 +415,9 @@ class SimulationSettings:
 
 
 SIMULATION_KEYS = keys(
-    Key("duration", "number", "s", doc="> 0"),
+    Key("duration", "number", "s", doc="> 0; with a `[scenario]` its phases set a run's length and this key is "
+        "only the length of a `[sweep]`'s plain runs (refused without a `[sweep]`)", default_text="required (but with a "
+        "`[scenario]`)"),
     Key("save_dt", "number", "s", None, "output interval: a multiple of `dt` that divides the duration; maxima are taken "
         "over the saved states, so a coarse interval clips peaks (a 9 s wave sampled every 0.5 s: up to 1.5 % of the "
         "wave-induced part)", "about duration / 2000, at most 0.5 s, a multiple of `dt` dividing the duration "
@@ -372,8 +454,12 @@ def read_simulation(reader, cfg, system):
     f = "simulation"
     s = r.table(r.get(cfg, "", "simulation"), f, tuple(SIMULATION_KEYS))
     K = {k: v.default for k, v in SIMULATION_KEYS.items()}
-    duration = r.number(s, f, "duration", gt=0.0)
-    save_dt = r.number(s, f, "save_dt", K["save_dt"], gt=0.0, le=duration)
+    phases = "scenario" in cfg  # a scenario's phases set its length; a [sweep] of its plain runs may still need one
+    duration = r.number(s, f, "duration", None if phases else REQUIRED, gt=0.0)
+    if phases and duration is not None and "sweep" not in cfg:
+        r.fail(f"{f}.duration", "not used: the [scenario]'s phases set the run's length (each phase's max_duration and "
+               "condition); only a [sweep]'s plain runs take a duration. Leave it out")
+    save_dt = r.number(s, f, "save_dt", K["save_dt"], gt=0.0, le=duration if duration is not None else math.inf)
     method = r.string(s, f, "method", K["method"], choices=tuple(SOLVERS))
     dt = r.number(s, f, "dt", K["dt"], gt=0.0, le=duration)
     if method == "rk4" and dt is None:
@@ -382,10 +468,10 @@ def read_simulation(reader, cfg, system):
         r.fail(f"{f}.save_dt", f"must be >= dt = {dt:g} s (states are saved on the step grid), got {save_dt:g}")
     if dt is not None and save_dt is not None and abs(save_dt / dt - round(save_dt / dt)) > 1e-6:
         r.fail(f"{f}.save_dt", f"must be a multiple of dt = {dt:g} s (states are saved on the step grid), got {save_dt:g}")
-    if save_dt is not None and not divides(duration, save_dt):
+    if save_dt is not None and duration is not None and not divides(duration, save_dt):
         r.fail(f"{f}.save_dt", f"must divide the duration {duration:g} s (the last save would fall at "
                f"{math.floor(duration / save_dt + 1e-9) * save_dt:g} s), got {save_dt:g}")
-    if save_dt is None:
+    if save_dt is None and duration is not None:
         save_dt = default_save_dt(duration, dt)
     integrator = Integrator(
         method=method,

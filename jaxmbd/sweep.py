@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # xarray is imported where a dataset is made or read
 from . import __version__
 from .errors import JaxmbdError
 from .results import Result
-from .run import RunSettings, Start, run, with_sea_state
+from .run import RunSettings, Start, TimeBudget, run, with_sea_state
 from .simulation import Integrator
 from .statistics import ExtremeStatistics
 from .system import System
@@ -186,6 +186,19 @@ def cell_maxima(result: Result, settings: SweepSettings, i: int, j: int) -> xr.D
                       attrs={"hs": float(settings.hs[i]), "tp": float(settings.tp[j]), "i": i, "j": j})
 
 
+def _check_limits(result: Result, settings: SweepSettings) -> None:
+    """A limit below its output's value at the start cannot be met by any cell (each realisation's maximum
+    includes the start): refused after the first cell, with the value, instead of a table of no-go."""
+    for name, limit in settings.limits.items():
+        if name not in result.outputs:
+            continue  # named in the operability table's own error
+        first = np.asarray(result.outputs[name])
+        first = first[:, 0] if result.batched else first[:1]
+        if np.all(first > limit):
+            raise SweepError(f"sweep limit on {name!r} ({limit:g}) is below its value at the start ({float(np.min(first)):g}): "
+                             "every realisation's maximum includes the start, so no sea state can meet it")
+
+
 class _Lock:
     """``.sweep.lock.<process>`` in the folder, created exclusively; a lock left by a process that is no
     longer running on this host (killed) is taken over."""
@@ -230,13 +243,14 @@ def _running(pid: int) -> bool:
 
 def run_sweep(system: System, start, settings: SweepSettings, out_dir, *, process_index: int = 0,
               process_count: int = 1, progress=None, wait: bool = True, force: bool = False,
-              note=lambda message: print(message, file=sys.stderr)) -> xr.Dataset | None:
+              note=lambda message: print(message, file=sys.stderr), time_limit: float | None = None) -> xr.Dataset | None:
     """Run (or resume) the sweep from ``start`` (a :class:`jaxmbd.run.Start`, solved once for every cell,
     or a configuration q0); return the operability dataset (process 0), else None.
 
     Cells already in ``out_dir`` are reused when their key (:func:`cell_key`) and checksum match; a
     cell of another configuration raises :class:`SweepError` naming what changed (``force``:
-    recompute it), a damaged one is recomputed (``note`` says so)."""
+    recompute it), a damaged one is recomputed (``note`` says so).  ``time_limit`` (s): stop with the
+    estimate where the cells computed so far project this process's share past it (the cells done are kept)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     cells = [(i, j) for i in range(len(settings.hs)) for j in range(len(settings.tp))]
@@ -259,11 +273,14 @@ def run_sweep(system: System, start, settings: SweepSettings, out_dir, *, proces
                     raise SweepError(f"{path}: computed for another configuration ({_changes(read[1], keys[(i, j)])}); "
                                      "--force recomputes the cells that differ, or choose another output folder")
                 todo.append((i, j))
-        done = 0
+        done, computed = 0, 0
+        budget = TimeBudget(time_limit, f"the sweep's {len(todo)} cell(s) to compute", resumable=True)
         for i, j in mine:
             if (i, j) in todo:
                 path = _cell_path(out, i, j)
-                ds = cell_maxima(run_cell(system, start, settings, i, j), settings, i, j)
+                result = run_cell(system, start, settings, i, j)
+                _check_limits(result, settings)
+                ds = cell_maxima(result, settings, i, j)
                 ds.attrs["key"] = json.dumps(keys[(i, j)], sort_keys=True)
                 ds.attrs["checksum"] = _data_checksum(ds)
                 tmp = path.with_suffix(f".tmp{process_index}")
@@ -271,6 +288,8 @@ def run_sweep(system: System, start, settings: SweepSettings, out_dir, *, proces
                 with open(tmp, "rb") as f:
                     os.fsync(f.fileno())
                 os.replace(tmp, path)
+                computed += 1
+                budget(computed, len(todo))
             done += 1
             if progress is not None:
                 progress(done, len(mine), settings.hs[i], settings.tp[j])

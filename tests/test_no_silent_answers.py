@@ -54,6 +54,11 @@ def _rope_file(tmp_path, name="cargo", length=9.99):
     return path
 
 
+def _rope_for_phases(name, length=9.99):
+    """The rope's file for a [scenario]: the phases set the run's length, so [simulation] gives no duration."""
+    return ROPE.format(name=name, length=length).replace("duration = 4.0\n", "")
+
+
 def _one_line_error(capsys, rc, expected_rc=2):
     err = capsys.readouterr().err.strip()
     assert rc == expected_rc, err
@@ -332,7 +337,7 @@ def test_hydro_roll_beyond_range_is_flagged():
 def test_the_library_runs_a_scenario_file_by_its_phases(tmp_path):
     """loaded.run() (and jaxmbd.simulate(loaded)) simulated a file's system and left its [scenario]
     out without a word; then it refused it.  Now it runs the phases, as the command line does: one run path."""
-    text = ROPE.format(name="phased", length=9.99) + """
+    text = _rope_for_phases("phased") + """
 [scenario]
 name = "hold"
 [[scenario.phases]]
@@ -348,7 +353,7 @@ max_duration = 1.0
 def test_run_runs_the_files_scenario(tmp_path, capsys):
     """Before, run ignored a [scenario] table without a word; now its phases run, their ends are in
     the summary and the result file."""
-    text = ROPE.format(name="lowering", length=9.99).replace("damping = 1.0e3", "damping = 1.0e3\nwinch = true")
+    text = _rope_for_phases("lowering").replace("damping = 1.0e3", "damping = 1.0e3\nwinch = true")
     text += """
 [scenario]
 name = "lowering"
@@ -608,6 +613,42 @@ def test_a_run_too_large_for_the_machine_is_refused_up_front(tmp_path, capsys):
     assert f"{need / 1e9:.3g} GB" in size_problem(system, settings, memory=need / 0.8 * 0.99)
 
 
+def test_a_time_budget_projects_from_the_units_after_the_first(monkeypatch):
+    """The first unit (it carries the compile) only starts the clock; from the second on, elapsed + units
+    left x the time per unit since the first is held against the limit.  A fake clock: 100 s for the first
+    unit, then 10 s a unit: 10 units project to 100 + 9 x 10 = 190 s."""
+    import itertools
+
+    import jaxmbd.run as run_module
+
+    clock = itertools.chain([0.0, 100.0, 110.0, 120.0], itertools.repeat(130.0))
+    monkeypatch.setattr(run_module.time, "perf_counter", lambda: next(clock))
+    budget = run_module.TimeBudget(200.0, "the job")
+    budget(1, 10)
+    budget(2, 10)  # 110 + 8 x 10 = 190 s: within 200 s
+    with pytest.raises(run_module.RunError, match=r"the job would take about 3 min on this machine \(3 of 10 done in 120 s\): "
+                                                  r"--yes runs it$"):
+        budget.limit_s = 150.0
+        budget(3, 10)  # 120 + 7 x 10 = 190 s > 150 s
+    run_module.TimeBudget(None, "unlimited")(5, 10)  # no limit: nothing measured or raised
+
+
+def test_an_out_of_memory_error_names_the_keys_that_size_the_run(tmp_path, capsys, monkeypatch):
+    """XLA's out-of-memory error came through as an internal error naming an allocation; it now names the
+    keys the run's memory grows with and their values.  (The allocation failure is simulated: a real one
+    needs more memory than the test machine has.)"""
+    import jaxmbd.run as run_module
+
+    def exhausted(*args, **kwargs):
+        raise RuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 81920000000 bytes.")
+
+    monkeypatch.setattr(run_module, "simulate", exhausted)
+    rc = main(["run", str(_rope_file(tmp_path)), "--out", str(tmp_path / "out")])
+    err = _one_line_error(capsys, rc)
+    assert "out of memory while running" in err and "simulation.n_realisations = 1" in err, err
+    assert "simulation.duration / dt = 4 s / 0.005 s = 800 steps" in err and "lower the largest" in err, err
+
+
 @pytest.mark.parametrize("count, index", [(2, 5), (2, -1), (None, 3)])
 def test_a_process_id_outside_the_process_count_is_refused(count, index):
     """A process index beyond the run's count was passed on to the distributed runtime (which waited for
@@ -652,7 +693,7 @@ def test_a_urdf_joint_without_a_name_is_refused(tmp_path):
     ("set", '{ hoist = { length = "10 m" } }', r"hoist.length: expected a number or a list of numbers in SI units, got '10 m'"),
 ])
 def test_a_scenario_value_written_with_its_unit_or_as_a_word_is_named(tmp_path, field, value, expected):
-    text = ROPE.format(name="sc", length=9.99) + '\n[scenario]\nname = "s"\n[[scenario.phases]]\nname = "hold"\n'
+    text = _rope_for_phases("sc") + '\n[scenario]\nname = "s"\n[[scenario.phases]]\nname = "hold"\n'
     text += f"max_duration = {value}\n" if field == "max_duration" else f"max_duration = 1.0\nset = {value}\n"
     path = tmp_path / "sc.toml"
     path.write_text(text)

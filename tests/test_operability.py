@@ -121,7 +121,8 @@ def test_a_bad_operability_table_is_one_line_naming_the_key(tmp_path, replace, f
 def test_a_phase_that_the_scenario_does_not_have_is_named(tmp_path):
     path = tmp_path / "lift.toml"
     scenario = '\n[scenario]\nname = "s"\n[[scenario.phases]]\nname = "hold"\nmax_duration = 10.0\n'
-    path.write_text(_lift_text({"duration = 200.0                          # s per realisation\n": ""}, scenario))
+    path.write_text(_lift_text({"duration = 200.0                          # s per realisation\n": "",
+                                "duration = 200.0                          # s\n": ""}, scenario))
     with pytest.raises(SystemFileError, match=r"operability.phases\[0\].name: no phase 'lift' in the \[scenario\]; its phases: hold"):
         load_system(path, validate=False)
 

@@ -81,6 +81,11 @@ def solves(monkeypatch):
     return calls
 
 
+def _phased(text):
+    """A file's text for a scenario: its phases set the length, so [simulation] has no duration."""
+    return text.replace("duration = 10.0\n", "")
+
+
 def _file(tmp_path, text, name="boom.toml"):
     path = tmp_path / name
     path.write_text(text)
@@ -93,7 +98,7 @@ def test_one_static_equilibrium_solve_per_run_scenario_and_sweep(tmp_path, solve
     plain = _file(tmp_path, BOOM.replace("duration = 10.0", "duration = 0.5"))
     assert cli(["run", str(plain), "--out", str(tmp_path / "plain")]) == 0
     assert len(solves) == 1
-    scenario = _file(tmp_path, BOOM + SCENARIO.replace("10.0", "0.5"), "scenario.toml")
+    scenario = _file(tmp_path, _phased(BOOM) + SCENARIO.replace("10.0", "0.5"), "scenario.toml")
     assert cli(["run", str(scenario), "--out", str(tmp_path / "scenario")]) == 0
     assert len(solves) == 2
     sweep = _file(tmp_path, BOOM.replace("duration = 10.0", "duration = 0.5") + SWEEP.replace("[1.0]", "[1.0, 2.0]"),
@@ -110,7 +115,7 @@ def test_a_flexible_boom_starts_bent_in_a_plain_run_a_scenario_and_a_sweep_cell(
     start = loaded.start()
     assert start.equilibrium and start.z is not None
     plain = loaded.run(start)
-    with_phases = mbd.load_system(_file(tmp_path, BOOM + SCENARIO, "scenario.toml")).run(start)
+    with_phases = mbd.load_system(_file(tmp_path, _phased(BOOM) + SCENARIO, "scenario.toml")).run(start)
     settings = SweepSettings(hs=[1.0], tp=[8.0], limits={}, duration=10.0, n_realisations=1, save_dt=0.5,
                              integrator=loaded.integrator)
     cell = run_cell(loaded.system, start, settings, 0, 0)
@@ -130,7 +135,7 @@ def test_a_flexible_boom_starts_bent_in_a_plain_run_a_scenario_and_a_sweep_cell(
 def test_a_scenario_of_several_realisations_is_one_batched_result(tmp_path):
     """Each realisation keeps its own time grid inside one result (padded with NaN), and its file holds the
     sea state once, with the run's attributes."""
-    loaded = mbd.load_system(_file(tmp_path, BOOM.replace("n_realisations = 1", "n_realisations = 2")
+    loaded = mbd.load_system(_file(tmp_path, _phased(BOOM).replace("n_realisations = 1", "n_realisations = 2")
                                    + SCENARIO.replace("10.0", "0.5"), "scenario.toml"))
     res = loaded.run()
     assert res.batched and res.n_realisations == 2 and np.asarray(res.time).ndim == 2
@@ -166,7 +171,7 @@ def test_a_run_says_what_it_cannot_take(tmp_path):
     from jaxmbd.hydro.body import HydroBody
     from jaxmbd.model import Body, ModelBuilder
 
-    scenario = mbd.load_system(_file(tmp_path, BOOM + SCENARIO.replace("10.0", "0.5"), "scenario.toml"))
+    scenario = mbd.load_system(_file(tmp_path, _phased(BOOM) + SCENARIO.replace("10.0", "0.5"), "scenario.toml"))
     with pytest.raises(run_module.RunError, match="leave duration out"):
         scenario.run(duration=3.0)
     with pytest.raises(mbd.JaxmbdError, match="unknown setting"):
@@ -191,3 +196,17 @@ def test_simulate_of_a_loaded_file_takes_a_start(tmp_path):
     assert res.attrs["start"] == "as given"
     tip = np.asarray(res.realisation(0).outputs["boom/tip_deflection"])[:, 2]
     assert tip[0] == 0.0 and tip[-1] < 0.0  # straight at the start, and it falls
+
+
+def test_a_scenario_file_needs_no_duration_and_refuses_one_it_would_not_use(tmp_path):
+    """A scenario's phases set its length, yet [simulation] required a duration that the run then left unused
+    without a word.  Now it is optional there, refused where nothing takes it, and kept for a [sweep]'s plain
+    runs (which say so when it is missing)."""
+    text = BOOM.replace("static_equilibrium = true\n", "")
+    with pytest.raises(mbd.SystemFileError, match=r"simulation.duration: not used: the \[scenario\]'s phases"):
+        mbd.load_system(_file(tmp_path, text + SCENARIO), validate=False)
+    loaded = mbd.load_system(_file(tmp_path, _phased(text) + SCENARIO), validate=False)
+    assert loaded.simulation.duration is None
+    swept = mbd.load_system(_file(tmp_path, text + SCENARIO + SWEEP), validate=False)
+    assert swept.simulation.duration == 10.0
+    assert cli(["sweep", str(_file(tmp_path, _phased(text) + SCENARIO + SWEEP)), "--out", str(tmp_path / "s")]) == 2

@@ -137,3 +137,20 @@ def test_a_segmented_line_is_read_from_a_file(tmp_path):
     path.write_text(TEXT.replace("LOADS", "[3.0e4]"))
     with pytest.raises(mbd.SystemFileError, match=r"forces\[0\]\.point_loads: expected one value per joint between sections \(2\), got 1"):
         mbd.load_system(path)
+
+
+def test_the_start_check_judges_the_sections_not_one_equivalent_line(tmp_path):
+    """Chain-polyester-chain pulled 7.5 % over its length: the soft polyester takes almost all of it and
+    stretches past its 10 % limit, while one equivalent line (the series stiffness) is within it.  The
+    check took the equivalent line and let the file start; it now solves the sections and names the one."""
+    text = TEXT.replace("anchor = [-730, 0, -150]", "anchor = [-874.6, 0, -180]").replace(
+        "lengths = [400.0, 300.0, 50.0]", "lengths = [300.0, 500.0, 30.0]").replace(
+        "EA = [1.5e9, 6.0e8, 1.5e9]", "EA = [1.2e9, 1.5e8, 1.2e9]").replace(
+        "weights = [1500.0, 300.0, 1500.0]", "weights = [1400.0, 50.0, 1400.0]").replace(
+        "point_loads = LOADS", "point_loads = [0.0, 0.0]\nmax_strain = 0.1")
+    path = tmp_path / "taut.toml"
+    path.write_text(text)
+    with pytest.raises(mbd.SystemFileError, match=r"forces\[0\]: its section 1 \(anchor first; EA 1.5e\+08 N\) would stretch by 1[01]"):
+        mbd.load_system(path)
+    path.write_text(text.replace("max_strain = 0.1", "max_strain = 0.15"))
+    mbd.load_system(path)

@@ -128,3 +128,26 @@ def test_a_cell_computed_by_other_code_is_refused(system, reference, tmp_path, m
     monkeypatch.setattr(sweep, "code_digest", lambda: "0.1.0+edited")
     with pytest.raises(SweepError, match="jaxmbd .* -> '0.1.0\\+edited'"):
         run_sweep(system, system.model.neutral(), SweepSettings(**SETTINGS), out)
+
+
+def test_a_limit_below_the_start_is_refused(system, tmp_path):
+    """A limit below the start (here a negative one on a line's force) was accepted and gave a table of
+    no-go; every realisation's maximum includes the start, so the sweep now stops after its first cell and
+    says why."""
+    settings = dataclasses.replace(SweepSettings(**SETTINGS), limits={"line1/force": -1.0})
+    with pytest.raises(SweepError, match=r"'line1/force' \(-1\) is below its value at the start \(435476\)"):
+        run_sweep(system, system.model.neutral(), settings, tmp_path / "sweep")
+
+
+def test_a_sweep_projected_past_its_time_limit_stops_with_the_estimate_and_resumes(system, reference, tmp_path):
+    """A sweep of hours started without a word.  The cells computed so far (the first carries the compile)
+    project the rest; past the limit (here a nanosecond; the command line's is an hour, lifted by --yes) it
+    stops with the estimate after its second cell, keeping both, and a rerun resumes to the same table."""
+    from jaxmbd.run import RunError
+
+    out = tmp_path / "sweep"
+    with pytest.raises(RunError, match=r"the sweep's 4 cell\(s\) to compute would take about .* \(2 of 4 done in .*--yes "
+                                       r"runs it; the work done is kept"):
+        run_sweep(system, system.model.neutral(), SweepSettings(**SETTINGS), out, time_limit=1e-9)
+    assert len(list(out.glob("cell_*.nc"))) == 2
+    _same_table(run_sweep(system, system.model.neutral(), SweepSettings(**SETTINGS), out), reference[1])

@@ -52,6 +52,7 @@ def segmented_profile(H, V_top, L, EA, w, P, cb=0.0):
     return jnp.sum(x), jnp.sum(z)
 
 
+@eqx.filter_jit  # one program per shape for the calls outside a run (the start check, the mooring commands)
 def solve_segmented(X, Z, L, EA, w, P, cb=0.0, *, steps=200):
     """(H, V_top, V at the top of each section, converged): Levenberg-Marquardt on (log H, V_top / W) with
     W the line's whole weight in water (sections and point loads), started from the single line of the
@@ -171,9 +172,28 @@ class SegmentedLine(ForceElement):
         return line_ranges(self.max_tension, self.max_strain, self.max_anchor_angle)
 
     def start_problem(self, ctx: Context) -> str | None:
+        """The anchor above the fairlead, or the sections themselves (not one equivalent line) at q0: each
+        section's strain at its top against ``max_strain`` and the fairlead tension against ``max_tension``."""
         i = ctx.body_index(self.body)
         p = ctx.point_position(i, jnp.asarray(self.fairlead, dtype=ctx.p.dtype))
         L, EA, w, P = (np.asarray(x) for x in self._arrays(ctx.p.dtype))
         Lt = float(L.sum())
-        return line_start_problem(p, self.anchor, Lt, Lt / float(np.sum(L / EA)), float((w @ L + P.sum()) / Lt), self.max_tension,
-                                  max_strain=self.max_strain)
+        problem = line_start_problem(p, self.anchor, Lt, Lt / float(np.sum(L / EA)), float((w @ L + P.sum()) / Lt), np.inf,
+                                     max_strain=np.inf)  # where the anchor lies
+        if problem:
+            return problem
+        H, V, Vs, ok, _ = (np.asarray(x) for x in self._tensions(ctx))
+        chord = float(np.linalg.norm(np.asarray(p, float) - np.asarray(self.anchor, float)))
+        if not ok and chord > Lt:
+            return (f"no profile of its sections ({Lt:g} m in all) reaches the fairlead {chord:.4g} m from the anchor at q0: "
+                    "the line is too short")
+        strain = np.hypot(H, Vs) / EA  # each section's largest, at its top
+        k, limit = int(np.argmax(strain)), float(np.min(np.asarray(self.max_strain)))
+        if strain[k] > limit:
+            return (f"its section {k} (anchor first; EA {EA[k]:.4g} N) would stretch by {100 * strain[k]:.3g} % to reach the "
+                    f"fairlead at q0, beyond its max_strain {limit:g} (the line is too short or the anchor too far)")
+        tension, cap = float(np.hypot(H, V)), float(np.max(np.asarray(self.max_tension)))
+        if tension > cap:
+            return (f"the line reaches its fairlead at q0 only at {tension:.4g} N, above its max_tension {cap:.4g} N "
+                    "(too short, or the anchor too far)")
+        return None

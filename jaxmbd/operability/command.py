@@ -27,7 +27,8 @@ def demo(args, loaded, progress, table_text) -> int:
     packaged site (NDBC buoy 44007, 2004), head seas only, six realisations of 150 s a run: under a minute on a CPU."""
     loaded.operability = dataclasses.replace(loaded.operability, headings_deg=(180.0,), duration=150.0)
     out = str(Path(args.out).parent / "demo_operability") if args.out == "out/demo" else args.out
-    ns = argparse.Namespace(hindcast=None, out=out, realisations=6, smoke=False, force=True, process_id=0, num_processes=1)
+    ns = argparse.Namespace(hindcast=None, out=out, realisations=6, smoke=False, force=True, process_id=0, num_processes=1,
+                            yes=False)
     return operability_command(ns, loaded, progress, table_text)
 
 
@@ -44,6 +45,7 @@ def add_parser(sub, func, *, out, count, index):
     op.add_argument("--force", action="store_true", help="recompute the cells of the output folder computed for another study")
     op.add_argument("--num-processes", type=count, default=1, help="processes sharing the study's cells (default 1)")
     op.add_argument("--process-id", type=index, default=0, help="this process's index, 0 .. num-processes - 1")
+    op.add_argument("--yes", action="store_true", help="run on where the first cells project the study over an hour")
     op.set_defaults(func=func)
     return op
 
@@ -66,7 +68,10 @@ def operability_command(args, loaded, progress, table_text) -> int:
           f"{len(op.tp)} period(s), {op.n_realisations} realisations a run; site {site.source} "
           f"({len(site)} hours, {site.time[0]} to {site.time[-1]}, {100 * site.coverage:.1f} % of the hours recorded)")
     t0 = time.perf_counter()
+    from ..run import TIME_LIMIT_S
+
     limits = limiting_table(loaded, op, progress=progress("limiting sea states"), out_dir=out,
+                            time_limit=None if getattr(args, "yes", False) else TIME_LIMIT_S,
                             process_index=args.process_id, process_count=args.num_processes, force=args.force)
     t1 = time.perf_counter()
     if limits is None:

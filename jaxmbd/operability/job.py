@@ -40,7 +40,7 @@ import math
 import numpy as np
 
 from ..errors import InputError
-from ..run import RunSettings, run, settings_of, start_of
+from ..run import RunSettings, TimeBudget, run, settings_of, start_of
 from .alpha import LEVELS, TABLES, alpha_factor
 from .criteria import Criterion, extremes_of, margin_of
 from .limiting import Evaluations, LimitingHs, Search, bootstrap_band, limiting_hs
@@ -217,7 +217,7 @@ def _cell(case, start, base, table: OperabilityTable, h: int, j: int) -> dict:
 
 
 def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, out_dir=None, process_index: int = 0,
-                   process_count: int = 1, force: bool = False):
+                   process_count: int = 1, force: bool = False, time_limit: float | None = None):
     """The limiting Hs (m) of every phase at every heading and period of ``table`` for a loaded file
     ``case``, with the governing criterion, the 90 % band from the realisations, the status of each
     search, its runs, and the operational limit (alpha applied); an ``xarray.Dataset``.
@@ -225,7 +225,8 @@ def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, 
     ``out_dir``: keep each cell (heading, period) in a file there (:mod:`jaxmbd.operability.cells`) and
     take the cells already computed for the same study: a study resumes.  ``process_index`` of
     ``process_count`` processes computes the cells k with k mod count = index; the table comes back (from
-    any process) once every cell is on disk, else None."""
+    any process) once every cell is on disk, else None.  ``time_limit`` (s): stop with the estimate where the
+    cells computed so far project this process's share past it (:class:`jaxmbd.run.TimeBudget`)."""
     import xarray as xr
 
     from .cells import cell_key, cell_path, mine, read_cell, write_cell
@@ -233,6 +234,8 @@ def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, 
     start = start if start is not None else start_of(case)
     base = settings_of(case, n_realisations=table.n_realisations, seed=table.seed, duration=table.duration)
     cells, total = {}, len(table.headings_deg) * len(table.tp)
+    share = sum(mine(k, process_index, process_count) for k in range(total))
+    budget, computed = TimeBudget(time_limit, f"the study's {share} cell(s) (heading x period)", resumable=out_dir is not None), 0
     for k in range(total):
         h, j = divmod(k, len(table.tp))
         key = cell_key(case.system, start, table, h, j) if out_dir is not None else None
@@ -242,6 +245,8 @@ def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, 
             if out_dir is not None:
                 write_cell(cell_path(out_dir, h, j), key, cell)
                 cell = read_cell(cell_path(out_dir, h, j), key)  # as every later reader sees it
+            computed += 1
+            budget(computed, share)
         if cell is not None:
             cells[(h, j)] = cell
         if progress is not None:
