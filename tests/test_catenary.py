@@ -127,6 +127,7 @@ def test_a_fairlead_below_the_anchor_is_reported_not_nan():
     assert [e.quantity for e in found] == ["catenary solution"], found
 
 
+@pytest.mark.slow  # 19 s; the restoring curve against MoorPy stays in the default suite (tests/test_mooring.py)
 def test_the_stiffness_of_a_four_line_spread_against_moorpy():
     """Four lines at 45°, 135°, 225°, 315° (600 m, 100 m deep, anchors 560 m beyond fairleads on a 20 m
     circle): the 6x6 stiffness −d(force, moment about the body's origin, world axes)/d(position,

@@ -177,6 +177,7 @@ def constant_subspace_model(rng):
     return b.build()
 
 
+@pytest.mark.slow  # 20 s; the rule against autodiff of the recursion stays in the default suite
 def test_closed_form_rule_for_the_state(monkeypatch):
     """Tangents of q, v, τ and f_ext with the model and the extra inertia held go through the
     closed-form rule (counted): forward mode equals autodiff of the recursion along each input alone and

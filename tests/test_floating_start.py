@@ -69,7 +69,7 @@ def _period(t, x):
     return float(np.mean(np.diff(tc)))
 
 
-@pytest.mark.parametrize("mode", ["linear", "nonlinear"])
+@pytest.mark.parametrize("mode", ["linear", pytest.param("nonlinear", marks=pytest.mark.slow)])  # non-linear: 24 s
 def test_a_raised_and_heeled_barge_falls_and_rolls_at_its_natural_periods(tmp_path, mode):
     """Before, the start was taken as the body's rest: the barge raised 0.2 m stayed there for the whole
     run (0.40 MN of weight unbalanced) and a heel was refused.  Now it falls and oscillates about its

@@ -103,6 +103,7 @@ def test_free_heave_decay_period(barge):
     assert abs(T / (2 * np.pi / w) - 1) < 0.02, (T, 2 * np.pi / w)
 
 
+@pytest.mark.slow  # 19 s; gradients through the solver stay in the default suite (tests/test_dynamics.py)
 def test_heave_amplitude_gradients(barge):
     """d|X_heave|/dT and d|X_heave|/dk_moor by reverse mode through the solver against central
     differences (relative step 1e-4): within 1e-4 relative (the fixed step makes the map smooth)."""

@@ -57,7 +57,8 @@ def test_a_right_hand_side_places_every_joint_once(make, placements):
     assert len(placements) == model.n_bodies, placements
 
 
-@pytest.mark.parametrize("options", [DynamicsOptions(), DynamicsOptions(dense_max_nv=0)], ids=["dense rule", "recursion"])
+@pytest.mark.parametrize("options", [pytest.param(DynamicsOptions(), marks=pytest.mark.slow),  # 13 s
+                                     DynamicsOptions(dense_max_nv=0)], ids=["dense rule", "recursion"])
 def test_dynamics_given_the_kinematics_equal_the_dynamics_without(options):
     """Values and JVPs to 1e-12 (the same arithmetic: only where the placements come from changes)."""
     model = examples.crane_vessel()

@@ -105,6 +105,7 @@ def test_four_bar_accelerations_match_pinocchio():
             assert np.max(np.abs(np.asarray(vdot) - expected)) < 1e-10 * np.max(np.abs(expected)), (joint, theta)
 
 
+@pytest.mark.slow  # 12 s; the four-bar's accelerations against Pinocchio stay in the default suite
 def test_four_bar_motion_matches_pinocchio_and_conserves_energy():
     """Released from rest at a crank angle of 30°, 2 s under gravity: our motion (Tsit5, tolerances
     1e-12) and Pinocchio's constrained dynamics integrated by SciPy's DOP853 (tolerances 1e-12) agree to
@@ -658,6 +659,7 @@ def spatial_loops(joint):
                  length=jnp.asarray(1.1 if joint == "distance" else 0.0)))
 
 
+@pytest.mark.slow  # 12 s; the written-out loop terms against automatic differentiation stay in the default suite
 def test_written_out_rows_and_loop_wrenches_in_three_dimensions():
     """On a tree moving in 3-D (a free base, a spherical, a universal and a prismatic joint; random q and v,
     the loops not closed): each kind's written-out φ, J_c and J̇_c v equal their automatic derivatives

@@ -144,6 +144,7 @@ def test_the_fairlead_tension_follows_moordyn(tmp_path):
     assert np.min(ref[sel]) < 0.1 * np.max(ref[sel])  # the case goes nearly slack
 
 
+@pytest.mark.slow  # 10 s; the fairlead tension against MoorDyn stays in the default suite
 def test_the_static_shape_is_the_elastic_catenary():
     """From the catenary of a fairlead 15 m further out, the line pulled back to its fairlead and left
     to settle (drag raised tenfold to settle it in 300 s; the drag does not change the equilibrium):

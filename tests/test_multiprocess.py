@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 import xarray as xr
 
 
@@ -16,6 +17,7 @@ def free_port():
         return s.getsockname()[1]
 
 
+@pytest.mark.slow  # 26 s; the cells dealt between processes stay in the default suite (tests/test_operability.py)
 def test_two_processes_share_a_sweep(tmp_path):
     worker = Path(__file__).parent / "sweep_worker.py"
     env = dict(os.environ, JAXMBD_COORDINATOR=f"127.0.0.1:{free_port()}", JAXMBD_NUM_PROCESSES="2")

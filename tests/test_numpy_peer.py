@@ -68,6 +68,7 @@ def _maxima(outputs, time, skip):
                      np.max(np.abs(outputs["joint/q3/wrench"][sel, 3])), np.max(np.abs(outputs["joint/q1/wrench"][sel, 3]))])
 
 
+@pytest.mark.slow  # 17 s; the NumPy right-hand side against jaxmbd's stays in the default suite
 def test_numpy_peer_runs_like_simulate(case):
     """20 s (the excitation ramps in over the first 20 s), maxima over t >= 10 s.  The same RK4 gives
     the same states (to 1e-11 of each one's scale) and outputs (payload sway, joint reaction wrenches, to

@@ -53,6 +53,7 @@ def hoist_phase(r, target=Z_TARGET, max_duration=40.0):
 
 
 @eqx.filter_jit
+@eqx.filter_jit  # one program for the three calls of the test below (the value, then two for the differences)
 def _event_time_and_grad(system, r):
     def t_event(r):
         sc = Scenario.from_dict([hoist_phase(r)], system)
@@ -61,6 +62,7 @@ def _event_time_and_grad(system, r):
     return jax.value_and_grad(t_event)(r)
 
 
+@pytest.mark.slow  # 37 s (a gradient through an adaptive solve with events); the event times to 1e-8 s stay in the default suite
 def test_event_time_and_its_gradient_match_the_analytic_hoist():
     """Event time to 1e-6 s (measured about 3e-9 s, the Tsit5 step error at rtol = atol = 1e-10 on this
     stiff rope); dt*/dr = −t*/r to 1e-5 relative; and jax.grad against central differences with
@@ -133,6 +135,7 @@ def _study():
     return mod
 
 
+@pytest.mark.slow  # 24 s; the phases, conditions and events stay in the default suite on the hoist
 def test_goliath_crane_static_tension_and_smoke_run(tmp_path):
     """Static tension per rope of the level hanging block = 828.5 t g / 6 to 0.5 % (Newton to 1e-9
     m/s²; with the lug line through the centre of mass the share is exact up to the rope stretch), then

@@ -48,7 +48,7 @@ def test_nonlinear_heel_follows_the_wall_sided_formula_until_the_deck_edge_immer
     assert -lin[1] == pytest.approx(math.degrees(phi), rel=1e-6)
 
 
-@pytest.mark.slow  # 9 s; the heel against the wall-sided formula and the capsize report stay in the default suite
+@pytest.mark.slow  # 9 s; the heel against the wall-sided formula stays in the default suite
 def test_stability_command_writes_the_curve(tmp_path, capsys):
     code = cli(["stability", str(STUDY / "system.toml"), "--out", str(tmp_path), "--step", "5", "--axis", "roll"])
     assert code == 0
@@ -76,6 +76,7 @@ def test_stability_command_refuses_a_file_without_a_hull(tmp_path, capsys):
     assert err.count("\n") == 1 and 'hydrostatics = "nonlinear"' in err and str(path) in err
 
 
+@pytest.mark.slow  # 16 s; the heel against the wall-sided formula stays in the default suite
 def test_a_run_past_the_angle_of_vanishing_stability_reports_a_capsize():
     """The loaded barge started at 50° towards the lift, beyond its 37.8° of vanishing stability on that
     side, capsizes, and the run says when.  The study's file is what it says: started at its static list

@@ -80,6 +80,7 @@ def test_the_dp_row_builds_a_dp_system_at_rest():
     assert np.max(np.abs(np.asarray(system.outputs(0.0, y)["dp/demand"]))) < 1e-6
 
 
+@pytest.mark.slow  # 25 s; the build at rest and the DP row stay in the default suite
 def test_mc_levels_the_platform_and_cuts_sway_and_king_moment(systems):
     """One test for the four runs (MC on/off x Hs 2 m/5 m), so that the two compiled solvers are
     built once whichever worker runs it.

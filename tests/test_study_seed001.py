@@ -15,6 +15,7 @@ def load(name):
     return mod
 
 
+@pytest.mark.slow  # 14 s; the four-link chain's dynamics stay in the default suite through the kernel's tests
 def test_four_link_routes_agree_and_energy_is_conserved():
     """2 s: the articulated-body and J = H T R routes agree to 1e-9 rad (Dopri8 at 1e-11 on both,
     round-off grows slowly over 2 s of chaotic motion); energy drift below 1e-8 of the peak kinetic energy."""

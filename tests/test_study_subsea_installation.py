@@ -21,6 +21,7 @@ def smoke():
     return run.main(["--smoke"])
 
 
+@pytest.mark.slow  # the smoke form's three checks share one 50 s run; CI runs them with -m slow
 def test_every_phase_ends_by_its_condition_and_the_table_has_every_figure(smoke):
     (row,) = smoke["without heave compensation"]["realisations"]
     assert [e["name"] for e in row["events"]] == PHASES
@@ -36,6 +37,7 @@ def test_every_phase_ends_by_its_condition_and_the_table_has_every_figure(smoke)
     assert landing["max_seabed_force_t"]["mean"] >= 0.9 * SUBMERGED_WEIGHT / G / TONNE
 
 
+@pytest.mark.slow  # with the smoke run above
 def test_the_quasi_static_hook_load_is_the_weight_in_air_and_less_the_buoyancy_in_water(smoke):
     """In air the hook carries the manifold and half the falls' weight (a few tonnes of wire);
     fully submerged, less the steel's buoyancy (22.3 m³, 22.8 t): within the rope's weight, 2 %."""
@@ -44,6 +46,7 @@ def test_the_quasi_static_hook_load_is_the_weight_in_air_and_less_the_buoyancy_i
     assert abs(summary["water column"]["static_t"] / (SUBMERGED_WEIGHT / G / TONNE) - 1) < 0.02
 
 
+@pytest.mark.slow  # with the smoke run above
 def test_the_simplified_method_is_evaluated_for_the_same_sea_and_crane_tip(smoke):
     """DNV-RP-H103's characteristic force: its parts add up as the method says (to 1e-12)."""
     d = smoke["dnv_splash_zone"]

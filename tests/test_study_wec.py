@@ -58,6 +58,7 @@ def _check_barges(res, tol):
     return d_small, d_steep
 
 
+@pytest.mark.slow  # 22 s; the reaction-mass buoy against the frequency domain stays in the default suite
 def test_hinged_barges_time_vs_frequency_domain(barges):
     """Surge, heave, pitch of the three barges, H = 0.5 m: the fundamental of the time-domain run
     within 5 % (complex: amplitude and phase) of the linear RAO (the paper's "coincide after a few
