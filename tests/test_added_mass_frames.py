@@ -192,6 +192,7 @@ def test_body_to_body_false_drops_the_coupling_blocks():
     assert hb.coupled_pairs == ()
 
 
+@pytest.mark.slow  # 10 s; momentum and energy with the turning added mass stay in the default suite
 def test_rhs_derivatives_with_the_turning_added_mass():
     """The right-hand side of a body with A(∞) (its inertia T(q)ᵀ A T(q) depends on q) under a child
     pendulum: forward- and reverse-mode derivatives with respect to (q, v) against central differences

@@ -44,6 +44,7 @@ def test_fairlead_tensions_against_moorpy(line):
         assert abs(float(H) - HF) <= 1e-4 * (HF if HF > 0 else VF) and abs(float(V) / VF - 1) < 1e-4, (X, float(H), HF, float(V), VF)
 
 
+@pytest.mark.slow  # 11 s; element gradients against differences stay in the default suite (fender, tugger, cylinder)
 def test_gradients_of_the_fairlead_tension_against_central_differences():
     """d(H, V)/d(X, Z, L, EA) by the implicit function theorem against central differences (h = 1e-5 of
     each value), to 1e-6 relative, on a slack line lying on the seabed and on a suspended one."""

@@ -143,6 +143,7 @@ def test_rule_is_used_under_vmap_and_without_optional_inputs():
     assert rel(tangents(mbd.forward_dynamics), tangents(recursion)) < RTOL
 
 
+@pytest.mark.slow  # 13 s; the rule against autodiff of the recursion stays in the default suite
 def test_rule_with_some_inputs_held():
     """Unperturbed inputs reach the rule as symbolic zeros and are held constant: the gradient in q
     alone (reverse mode, the model held) and the derivative in the model's inertias alone (forward
@@ -210,6 +211,7 @@ def test_closed_form_rule_for_the_state(monkeypatch):
     assert abs(lhs - rhs) < 1e-10 * max(1.0, abs(lhs))
 
 
+@pytest.mark.slow  # 11 s; the rule against autodiff of the recursion stays in the default suite
 def test_gravity_torques_on_every_joint_kind():
     """``gravity_torques`` = RNEA(q, 0, 0) on the mixed tree (the universal joint's q-dependent motion
     subspace takes the per-joint path, the others the constant selection tensor), eagerly and under jit,

@@ -133,6 +133,7 @@ def test_heave_amplitude_gradients(barge):
         assert abs(ga[i] / gn - 1) < 1e-4, (i, ga[i], gn)
 
 
+@pytest.mark.slow  # 11 s; the excitation stays in the default suite through the RAO against the frequency domain
 def test_tabulated_excitation_equals_direct_evaluation(barge, monkeypatch):
     """Fixed-step RK4 looks the wave excitation up in a per-run table (phasors by blocks); the table
     equals the direct sum Σ Re(c_j e^{iω_j t}) to 1e-12 of its largest value (products of unit

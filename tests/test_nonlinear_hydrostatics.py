@@ -408,6 +408,7 @@ def test_buoyancy_of_a_heeled_trimmed_and_yawed_box_against_column_integration(r
     assert np.max(np.abs(M - M_ref)) <= 1e-4 * scale * B, (M, M_ref)
 
 
+@pytest.mark.slow  # 14 s; the non-linear restoring against the linear stiffness stays in the default suite
 def test_linear_froude_krylov_beside_nonlinear_hydrostatics_holds_while_the_wave_stays_below_the_deck():
     """The mixed model states its range: the incident wave's elevation within the hull's lowest
     freeboard (depth − draught of a box, exactly); a run whose wave rises over it is reported, and

@@ -215,6 +215,7 @@ def _short_regular_wave_run():
     return system, y0, waves, ts
 
 
+@pytest.mark.slow  # 13 s; outputs at the saves stay in the default suite through every run
 def test_outputs_from_the_solvers_derivatives():
     """``solve(..., dynamics=True)``: the same states as without, and joint wrenches built from the
     solver's own (dy/dt, f_ext) at the saves equal those from a fresh evaluation there, to 1e-12

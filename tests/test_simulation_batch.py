@@ -15,6 +15,7 @@ def system():
     return moored_barge()
 
 
+@pytest.mark.slow  # 19 s, three compiled batch sizes; the reuse of one compiled run across sea states stays in the default suite
 def test_same_key_same_result_whatever_the_chunking(system):
     """Bit-for-bit: the r-th realisation always gets the r-th key."""
     a = simulate(system, 20.0, save_dt=0.5, integrator=INTEGRATOR, key=jax.random.key(3), n_realisations=4)
