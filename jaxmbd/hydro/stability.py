@@ -201,17 +201,36 @@ class StabilityCurve:
     cog: np.ndarray
     axis: str = "roll"
     equilibrium_heel_deg: float | None = None
+    other_floating_deg: np.ndarray | None = None
+    """(n,) where the solve failed: NaN where the moment about the free axis has a zero within 20 deg of the
+    last floating position found (the solve failed near one), else the free angle [deg] of the nearest
+    floating position left (inf: none at any angle): the position followed from upright is gone and the
+    hull capsizes about the free axis there."""
 
     def unconverged(self) -> str:
         """'' when every point's floating solve converged (relative imbalance under :data:`RESIDUAL`), else
-        one line naming the angles where it did not."""
+        one line naming the angles where no equilibrium exists and those where the solve did not converge;
+        the curve (GZ, heave, trim) is NaN at both."""
         bad = np.asarray(self.residual) > RESIDUAL
         if not bad.any():
             return ""
         free = "trim" if self.axis == "roll" else "heel"
-        return (f"the floating solve (heave and free {free}) did not converge at {int(bad.sum())} of {bad.size} angles "
-                f"({_ranges(np.asarray(self.heel_deg)[bad])} deg; largest relative imbalance {float(np.max(self.residual)):.2g}): "
-                "the curve is not the hull's there")
+        other = "y" if self.axis == "roll" else "x"
+        away = np.asarray(self.other_floating_deg, float) if self.other_floating_deg is not None else np.full(bad.shape, np.nan)
+        gone = bad & ~np.isnan(away)
+        failed = bad & ~gone
+        heel = np.asarray(self.heel_deg)
+        parts = []
+        if gone.any():
+            left = away[gone][np.isfinite(away[gone])]
+            where = (f"the only floating positions left have the {free} at {np.min(left):.0f} to {np.max(left):.0f} deg"
+                     if left.size else f"none is left at any {free} from -89 to 89 deg")
+            parts.append(f"at {_ranges(heel[gone])} deg the floating position followed from upright is gone (no {free} within "
+                         f"20 deg of it balances the moment about {other}: the hull capsizes about {other} there; {where})")
+        if failed.any():
+            parts.append(f"the floating solve (heave and free {free}) did not converge at {_ranges(heel[failed])} deg "
+                         f"(largest relative imbalance {float(np.max(np.asarray(self.residual)[failed])):.2g})")
+        return "; ".join(parts) + f": the curve is left out (NaN) at {int(bad.sum())} of {bad.size} angles"
 
     def table(self) -> str:
         """The curve as text: one line per heel, then the summary, units in the header."""
@@ -274,21 +293,70 @@ def righting_arm(hull: HullMesh, mass: float, cog, heel_deg=None, *, axis: str =
     wanted = [(sign, side) for sign, side in wanted if len(side)]
     k = max(len(side) for _, side in wanted)
     batch = np.stack([np.concatenate([[a, -a], side, np.full(k - len(side), side[-1])]) for _, side in wanted])
-    out = [np.asarray(v) for v in _curves(hull, jnp.asarray(float(mass)), jnp.asarray(cog), jnp.asarray(batch), **options)]
+    out = [np.array(v) for v in _curves(hull, jnp.asarray(float(mass)), jnp.asarray(cog), jnp.asarray(batch), **options)]
     gm = float(out[2][0, 0] - out[2][0, 1]) / (2 * a)
     sides = [(sign, side, out[0][j, 2 : 2 + len(side)], out[1][j, 2 : 2 + len(side)], out[2][j, 2 : 2 + len(side)])
              for j, (sign, side) in enumerate(wanted)]
+    for sign, side, X, residual, gz in sides:  # no floating position found: left out, not a number that looks like one
+        X[residual > RESIDUAL] = np.nan
+        gz[residual > RESIDUAL] = np.nan
     summary = []
     for sign, side, _, _, gz in sides:
         righting = sign * gz
-        i = int(np.argmax(righting))
+        end = np.flatnonzero(~np.isfinite(righting))  # the summary follows the floating position from upright
+        end = end[0] if end.size else righting.size
+        righting, side = righting[: max(end, 1)], side[: max(end, 1)]
+        i = int(np.nanargmax(righting)) if np.isfinite(righting).any() else 0
         summary.append((_vanishing(np.abs(side), righting, sign), float(righting[i]), float(np.degrees(side[i]))))
     weak = min(summary, key=lambda t: abs(t[0]) if t[0] is not None else np.inf)
     order = np.argsort(np.concatenate([s[1] for s in sides]))
     heel, X, residual, gz = (np.concatenate([s[k] for s in sides])[order] for k in (1, 2, 3, 4))
     deck = _deck_edge_immersion(hull, cog, heel, X, axis)
+    away = _other_floating(hull, mass, cog, heel, X, residual > RESIDUAL, axis, rho, g)
     return StabilityCurve(np.degrees(heel), gz, X[:, 0], np.degrees(X[:, 1]), residual, gm, weak[1], weak[2], deck, weak[0],
-                          float(mass), cog, axis, _equilibrium(heel, gz))
+                          float(mass), cog, axis, _equilibrium(heel, gz), away)
+
+
+def _other_floating(hull, mass, cog, heel, X, bad, axis, rho, g):
+    """Where the solve failed (``bad``), why: the moment about the free axis over every free angle (1 deg
+    apart, the heave floating the hull at each); its zeros are the floating positions at that heel.  NaN
+    where one lies within 20 deg of the last converged free angle of the curve's side, else the nearest
+    zero [deg] (inf: none)."""
+    away = np.full(heel.shape, np.nan)
+    if not bad.any():
+        return away
+    trims = np.arange(-89.0, 90.0, 1.0)
+    moments = np.asarray(_free_moments(hull, jnp.asarray(float(mass)), jnp.asarray(cog), jnp.asarray(heel[bad]),
+                                       jnp.radians(jnp.asarray(trims)), axis=axis, rho=float(rho), g=float(g)))
+    for k, row in zip(np.flatnonzero(bad), moments):
+        side = np.sign(heel) == np.sign(heel[k])
+        good = np.flatnonzero(side & ~bad & (np.abs(heel) < abs(heel[k])))
+        last = np.degrees(X[good[np.argmax(np.abs(heel[good]))], 1]) if good.size else 0.0
+        roots = trims[:-1][np.sign(row[:-1]) != np.sign(row[1:])] + 0.5
+        if roots.size and np.min(np.abs(roots - last)) <= 20.0:
+            continue  # a floating position near the curve's: the solve failed, the position is there
+        away[k] = roots[np.argmin(np.abs(roots - last))] if roots.size else np.inf
+    return away
+
+
+@eqx.filter_jit
+def _free_moments(hull, mass, cog, heels, trims, *, axis, rho, g):
+    """(n, m) moment residuals about the free axis at each heel and each trim of a grid, with the heave that
+    floats the hull there (Newton on the force alone, which the heave moves monotonically): where one heel's
+    row keeps one sign, no trim balances it."""
+    res = _residual(hull, mass, cog, rho, g, axis)
+    size = hull_size(hull)
+
+    def at(heel, trim):
+        def newton(h, _):
+            r, dr = jax.jvp(lambda hh: res(jnp.stack([hh, trim]), heel)[0][0], (h,), (jnp.ones_like(h),))
+            dr = jnp.where(jnp.abs(dr) > 1e-12, dr, -1e-12)  # dry or sunk: no waterplane to move
+            return h - jnp.clip(r / dr, -0.05 * size, 0.05 * size), None
+
+        h = jax.lax.scan(newton, jnp.zeros((), cog.dtype), None, length=80)[0]
+        return res(jnp.stack([h, trim]), heel)[0][1]
+
+    return jax.vmap(lambda heel: jax.vmap(lambda trim: at(heel, trim))(trims))(heels)
 
 
 def _equilibrium(heel, gz):
@@ -345,7 +413,9 @@ def _deck_edge_immersion(hull, cog, heels, X, axis):
 def _vanishing(heels, gz, sign=1.0):
     """The first |heel| beyond the curve's maximum where GZ falls through zero, with ``sign``; None if it
     does not (``heels`` ascending from upright)."""
-    i = int(np.argmax(gz))
+    if not np.isfinite(gz).any():
+        return None
+    i = int(np.nanargmax(gz))
     if gz[i] <= 0:
         return 0.0
     x = _first_crossing(heels[i:], gz[i:])
@@ -357,8 +427,8 @@ def _first_crossing(x, y):
     if len(below) == 0:
         return None
     j = int(below[0])
-    if j == 0:
-        return float(np.degrees(x[0]))
+    if j == 0 or not np.isfinite(y[j - 1]):  # at the first point, or after a stretch left out: no interpolation
+        return float(np.degrees(x[j]))
     t = y[j - 1] / (y[j - 1] - y[j])
     return float(np.degrees(x[j - 1] + t * (x[j] - x[j - 1])))
 
