@@ -8,8 +8,8 @@ os.environ.setdefault("JAXMBD_CACHE_DIR", "off")  # commands run in-process keep
 # place of its MLIR ones (four of the longest tests: 157 s with level 0 and the MLIR emitters, 115 s
 # with these two).  Not level 0 with the older emitters (94 s): that pair miscompiles the free-floating
 # solve of the GZ curve (residuals of 1e-2 where every other setting gives 1e-16).  Results agree with
-# XLA's defaults to rounding, but rounding grows: two slow checks (a NumPy peer to 1e-11 over a 20-s run, a
-# cut joint's closure at rest to 1e-8) hold only with XLA's defaults.  The benchmarks and the commands keep
+# XLA's defaults to rounding, but rounding can decide a solver's last step: one slow check (a cut joint's
+# closure at rest to 1e-8) holds only with XLA's defaults.  The benchmarks and the commands keep
 # XLA's defaults, JAXMBD_TEST_XLA_OPT=1 tests with them, and CI runs the slow checks so (.ci/run).
 if os.environ.get("JAXMBD_TEST_XLA_OPT") != "1":
     for flag in ("--xla_backend_optimization_level=1", "--xla_cpu_use_fusion_emitters=false"):
