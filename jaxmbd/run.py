@@ -267,13 +267,10 @@ def size_problem(system: System, settings: RunSettings, memory: float | None = N
     values each, most being scalars or 3-vectors), and they must fit in :data:`MEMORY_SHARE` of
     ``memory`` (default: this machine's).  Checked before anything is compiled: a size off by orders of
     magnitude (a million realisations, a duration of years) is refused in a second, not after hours."""
-    from .simulation import default_save_dt
-
     memory = machine_memory() if memory is None else memory
     if memory is None:
         return None
-    save = settings.save_dt or default_save_dt(settings.duration, settings.integrator.dt)
-    saves = float(settings.duration) / float(save) + 1.0
+    _, saves = _saves(settings)
     realisations = float(settings.n_realisations or 1)
     model = system.model
     values = model.nq + model.nv + system.n_states + 3 * len(system.output_units())
@@ -312,17 +309,21 @@ def out_of_memory(exc: BaseException) -> bool:
     return isinstance(exc, MemoryError) or "RESOURCE_EXHAUSTED" in text or "Out of memory" in text
 
 
+def _saves(settings: RunSettings) -> tuple[float, float]:
+    """The save step (s) a run takes and the number of saves it keeps per realisation."""
+    save = settings.save_dt or default_save_dt(settings.duration, settings.integrator.dt)
+    return float(save), float(settings.duration) / float(save) + 1.0
+
+
 def run_sizes(system: System, settings: RunSettings) -> str:
     """The sizes a run's memory grows with, by the keys that set them: what an out-of-memory error names."""
-    from .simulation import default_save_dt
-
     parts = [f"simulation.n_realisations = {settings.n_realisations or 1}"
              + (f" (run {settings.chunk_size} at a time)" if settings.chunk_size else "")]
     if settings.integrator.dt:
         parts.append(f"simulation.duration / dt = {settings.duration:g} s / {settings.integrator.dt:g} s = "
                      f"{settings.duration / settings.integrator.dt:.4g} steps")
-    save = settings.save_dt or default_save_dt(settings.duration, settings.integrator.dt)
-    parts.append(f"saves every {save:g} s (simulation.save_dt): {settings.duration / save + 1:.4g} saves")
+    save, saves = _saves(settings)
+    parts.append(f"saves every {save:g} s (simulation.save_dt): {saves:.4g} saves")
     waves = system.waves
     if waves is not None and waves.spectrum is not None:
         parts.append(f"waves.n_frequencies x n_directions = {waves.n_frequencies} x {waves.n_directions} components")

@@ -233,24 +233,26 @@ def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, 
 
     start = start if start is not None else start_of(case)
     base = settings_of(case, n_realisations=table.n_realisations, seed=table.seed, duration=table.duration)
-    cells, total = {}, len(table.headings_deg) * len(table.tp)
-    share = sum(mine(k, process_index, process_count) for k in range(total))
-    budget, computed = TimeBudget(time_limit, f"the study's {share} cell(s) (heading x period)", resumable=out_dir is not None), 0
-    for k in range(total):
-        h, j = divmod(k, len(table.tp))
-        key = cell_key(case.system, start, table, h, j) if out_dir is not None else None
-        cell = read_cell(cell_path(out_dir, h, j), key, force=force) if out_dir is not None else None
-        if cell is None and mine(k, process_index, process_count):
-            cell = _cell(case, start, base, table, h, j)
-            if out_dir is not None:
-                write_cell(cell_path(out_dir, h, j), key, cell)
-                cell = read_cell(cell_path(out_dir, h, j), key)  # as every later reader sees it
-            computed += 1
-            budget(computed, share)
-        if cell is not None:
-            cells[(h, j)] = cell
+    total = len(table.headings_deg) * len(table.tp)
+    where = [divmod(k, len(table.tp)) for k in range(total)]
+    keys = [cell_key(case.system, start, table, h, j) if out_dir is not None else None for h, j in where]
+
+    def read(k, force=force):
+        return read_cell(cell_path(out_dir, *where[k]), keys[k], force=force) if out_dir is not None else None
+
+    found = [read(k) for k in range(total)]  # every cell decided before any is computed, as a sweep does
+    todo = [k for k in range(total) if found[k] is None and mine(k, process_index, process_count)]
+    budget = TimeBudget(time_limit, f"the study's {len(todo)} cell(s) to compute (heading x period)", resumable=out_dir is not None)
+    for n, k in enumerate(todo, 1):
+        found[k] = _cell(case, start, base, table, *where[k])
+        if out_dir is not None:
+            write_cell(cell_path(out_dir, *where[k]), keys[k], found[k])
+            found[k] = read(k, force=False)  # as every later reader sees it
+        budget(n, len(todo))
         if progress is not None:
-            progress(k + 1, total)
+            progress(n, len(todo))
+    found = [cell if cell is not None else read(k) for k, cell in enumerate(found)]  # other processes' cells meanwhile
+    cells = {where[k]: cell for k, cell in enumerate(found) if cell is not None}
     if len(cells) < total:
         return None
     shape = (len(table.phases), len(table.headings_deg), len(table.tp))
