@@ -10,6 +10,7 @@ RESULTS = ROOT / "benchmarks" / "results"
 SECTIONS = (
     ("dynamics.md", "python -m benchmarks"),
     ("simulation.md", "python -m benchmarks.simulation"),
+    ("between.md", "python -m benchmarks.between"),
     ("gradients.md", "python studies/tuning/bench.py"),
     ("flexible.md", "python studies/osv_lift/run.py --cost"),
     ("hydrostatics.md", "python -m benchmarks.hydrostatics"),

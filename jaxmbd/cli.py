@@ -164,7 +164,7 @@ def _run(args) -> int:
         return _report_scenario(args, loaded, res, out)
     nc = _write_result(res, out / "result.nc")
     return _summary(args, res.system, res.time, res.outputs, res.batched, res.excursions, float(res.attrs["duration_s"]), nc,
-                    static_start=start.equilibrium)
+                    static_start=start.equilibrium, between=res.between)
 
 
 def _same_source(path: Path, system_file, explicit: bool):
@@ -192,10 +192,9 @@ def _write_result(res, path: Path) -> Path:
     return path
 
 
-def _summary(args, system, time, outputs, batched, found, duration, written, stationary=True, static_start=True) -> int:
-    """The table of the per-realisation maxima.  A DAF (the mean maximum over the value at the start) is
-    given for tensions only where the start is the static load: a run from its static equilibrium in a
-    stationary sea."""
+def _summary(args, system, time, outputs, batched, found, duration, written, stationary=True, static_start=True, between=None) -> int:
+    """The table of the per-realisation maxima (over every step where the run tracked the output, ``between``).  A DAF
+    (mean maximum over the start value) is given for tensions only from a static equilibrium in a stationary sea."""
     from . import validity
     from .results import component_labels
     from .statistics import FIT_MIN_REALISATIONS, summarise_maxima
@@ -210,15 +209,16 @@ def _summary(args, system, time, outputs, batched, found, duration, written, sta
         val = np.asarray(val)
         scalar_ndim = 2 if batched else 1
         if val.ndim == scalar_ndim:
-            series = [(name, val, units.get(name, "?"))]
+            series = [(name, val, units.get(name, "?"), name)]
         elif val.ndim == scalar_ndim + 1:  # a vector output: one row a component, labelled
             labels = component_labels(name, val.shape[-1])[1]
-            series = [(f"{name}[{lab}]", val[..., k], _unit_for(units.get(name, "?"), lab)) for k, lab in enumerate(labels)]
+            series = [(f"{name}[{lab}]", val[..., k], _unit_for(units.get(name, "?"), lab), f"{name}[{k}]") for k, lab in enumerate(labels)]
         else:
             continue
-        for label, x, unit in series:
-            m = summarise_maxima(x if batched else x[None], duration, stationary=stationary,
-                                 daf=label.endswith("tension") and static_start)
+        for label, x, unit, key in series:
+            x, b = (x if batched else x[None]), (between or {}).get(key, {}).get("max")
+            m = summarise_maxima(x, duration, stationary=stationary, daf=label.endswith("tension") and static_start,
+                                 between=None if b is None else np.reshape(b, x.shape))
             n_real = m.n
             rows.append([label, unit, f"{m.mean:.4g}", "n/a" if m.std is None else f"{m.std:.3g}", f"{m.p90:.4g}",
                          "" if m.daf is None else f"{m.daf:.3f}", "n/a" if m.mpm is None else f"{m.mpm:.4g}",

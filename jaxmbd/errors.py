@@ -31,3 +31,7 @@ class UnknownNameError(JaxmbdError, KeyError):
 
 class DataFileNotFoundError(JaxmbdError, FileNotFoundError):
     """A data file (hydrodynamic coefficients, a WAMIT output) that is not where it was said to be."""
+
+
+class SimulationError(JaxmbdError, RuntimeError):
+    """A run that failed: the message says when and where."""

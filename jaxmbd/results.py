@@ -28,7 +28,11 @@ class Result:
     batched) and ``phase_names``; a phase boundary appears twice in ``time`` (end of phase k, start of
     phase k + 1).  ``excursions``: the ranges of validity the run left (:mod:`jaxmbd.validity`);
     ``attrs``: the run's attributes (source file, seed, realisations, duration), assembled by
-    :func:`jaxmbd.run.run`."""
+    :func:`jaxmbd.run.run`.  ``between``: for the outputs a fixed-step run tracks at every step
+    (:meth:`jaxmbd.system.System.tracked_outputs`), ``{name: {"max", "min"[, "slack_entries",
+    "slack_seconds"]}}``, each
+    shaped as the output, over the steps from each save to the next (the last save: its own state), so
+    maxima, ranges and slack spells do not depend on the save step (:meth:`series_extremes`)."""
 
     system: Any
     time: np.ndarray
@@ -42,6 +46,7 @@ class Result:
     phase: np.ndarray | None = None
     events: list = dataclasses.field(default_factory=list)
     phase_names: tuple = ()
+    between: dict = dataclasses.field(default_factory=dict)
 
     @property
     def n_realisations(self) -> int:
@@ -65,7 +70,17 @@ class Result:
             outputs={k: pick(v) for k, v in self.outputs.items()}, batched=False,
             attrs=dict(self.attrs) | {"realisation": r},
             phase=None if self.phase is None else pick(self.phase),
+            between={n: {k: pick(a) for k, a in b.items()} for n, b in self.between.items()},
             events=self.events[r] if self.phase is not None and self.events else self.events)
+
+    def series_extremes(self, name: str):
+        """(largest, smallest) of output ``name`` per save interval, shaped as the output: the values
+        between the saves where the run tracked them (:attr:`between`), else the saved samples."""
+        b = self.between.get(name)
+        if b is None:
+            x = np.asarray(self.outputs[name])
+            return x, x
+        return b["max"], b["min"]
 
     # -- phases ----------------------------------------------------------------------------------
 
@@ -201,6 +216,18 @@ def result_to_dataset(result) -> xr.Dataset:
         elif val.ndim > len(lead) + 1:
             dims = lead + tuple(f"{name.replace('/', '_')}_dim{k}" for k in range(val.ndim - len(lead)))
         data[name.replace("/", "_")] = (dims, val, {"long_name": name, "units": units.get(name, "unknown")})
+    for name, b in result.between.items():  # the extremes over every step, not only the saves
+        var = name.replace("/", "_").replace("[", "_").replace("]", "")
+        for k, what in (("max", "largest"), ("min", "smallest")):
+            data[f"{var}_{k}_between"] = (lead, np.asarray(b[k]), {
+                "long_name": f"{name}: {what} value over the integration steps from this save to the next",
+                "units": units.get(name.split("[")[0], "unknown")})
+        if "slack_entries" in b:
+            data[f"{var}_slack_entries"] = (lead, np.asarray(b["slack_entries"]), {
+                "long_name": f"{name}: entries into slack (below 10 % of its start value) over the steps from this save "
+                             "to the next", "units": "1"})
+            data[f"{var}_slack_seconds"] = (lead, np.asarray(b["slack_seconds"]), {
+                "long_name": f"{name}: time slack over the steps from this save to the next", "units": "s"})
     if result.batched:
         coords["realisation"] = ("realisation", np.arange(np.asarray(result.q).shape[0]),
                                  {"long_name": "Monte-Carlo realisation (wave seed index)", "units": "1"})

@@ -299,7 +299,7 @@ def _run_plain(system: System, start: Start, settings: RunSettings, progress, ch
             raise
         raise RunError(f"{system.name}: out of memory while running; {run_sizes(system, settings)}") from None
     if check:
-        result.excursions = validity.check(system, result.time, result.outputs, result.batched)
+        result.excursions = validity.check(system, result.time, result.outputs, result.batched, result.between)
     return result
 
 
@@ -419,9 +419,12 @@ SIMULATION_KEYS = keys(
     Key("duration", "number", "s", doc="> 0; with a `[scenario]` its phases set a run's length and this key is "
         "only the length of a `[sweep]`'s plain runs (refused without a `[sweep]`)", default_text="required (but with a "
         "`[scenario]`)"),
-    Key("save_dt", "number", "s", None, "output interval: a multiple of `dt` that divides the duration; maxima are taken "
-        "over the saved states, so a coarse interval clips peaks (a 9 s wave sampled every 0.5 s: up to 1.5 % of the "
-        "wave-induced part)", "about duration / 2000, at most 0.5 s, a multiple of `dt` dividing the duration "
+    Key("save_dt", "number", "s", None, "output interval: a multiple of `dt` that divides the duration.  With a fixed "
+        "step, the tensions, hook loads and every output a range of validity bounds are also taken at every step (their "
+        "largest, smallest and mean values and slack spells between the saves, `<output>_max_between` etc. in the result "
+        "file): their maxima, ranges and slack counts do not depend on it; other outputs' maxima are taken over the saved "
+        "states, so a coarse interval clips their peaks (a 9 s wave sampled every 0.5 s: up to 1.5 % of the wave-induced "
+        "part)", "about duration / 2000, at most 0.5 s, a multiple of `dt` dividing the duration "
         "(`jaxmbd.simulation.default_save_dt`)"),
     Key("method", "string", "", default_of(Integrator, "method"), "`rk4`, `tsit5`, `dopri5`, `dopri8`, `heun`, `euler`"),
     Key("dt", "number", "s", default_of(Integrator, "dt"), "fixed step (required for `rk4`), held against the stiffest mode "

@@ -18,14 +18,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from ._xla import system_jit
-from .errors import InputError, JaxmbdError
+from .equilibrium import EQUILIBRIUM_FD_STEP, rest_accelerations, static_equilibrium  # noqa: F401  (their home before)
+from .errors import InputError, SimulationError
 from .results import Result
 from .system import Inputs, System
-
-
-class SimulationError(JaxmbdError, RuntimeError):
-    """A run that failed: the message says when and where."""
-
+from .validity import SLACK_FRACTION
 
 _FIXED = ("rk4", "tsit5", "dopri5", "heun", "euler")
 
@@ -117,7 +114,7 @@ def _stage_bytes(y0, n_steps, n_stages):
 
 
 def _fixed_step_solve(system, y0, t0, dt, n_windows, steps_per_window, forcing, method, dynamics=False,
-                      checkpoint="auto"):
+                      checkpoint="auto", track=()):
     """Fixed-step explicit Runge-Kutta in nested ``lax.scan``s; the outer scan saves one state per
     window (``steps_per_window`` steps).
 
@@ -131,7 +128,15 @@ def _fixed_step_solve(system, y0, t0, dt, n_windows, steps_per_window, forcing, 
     ``dynamics``: also return, at every save, the right-hand side there and the external wrenches
     (``(dy/dt, f_ext)``, what joint-wrench outputs need), taken from the first stage of the step
     that starts at the save; after the last save one more window runs with a zero step (its
-    stages all evaluate the final state), so no second call site of the right-hand side is compiled."""
+    stages all evaluate the final state), so no second call site of the right-hand side is compiled.
+
+    ``track`` (with ``dynamics``): output names (:meth:`~jaxmbd.system.System.tracked_outputs`) whose
+    largest and smallest values are taken at every step, from the first stage's evaluation of the
+    right-hand side (at the step's start), and whose entries into slack (below :data:`SLACK_FRACTION` of
+    their value at the start of the run; tensions and hook loads) and time slack are counted: a third
+    output, per save k, ``{name: (max, min, mean, states, entries, seconds slack)}`` over the ``states``
+    steps' states in [t_k, t_k+1) (the last save: its own state; entries and seconds None for outputs that
+    are no tension)."""
     tableau = _tableau(method)
     model = system.model
     c = tableau[0]
@@ -147,6 +152,8 @@ def _fixed_step_solve(system, y0, t0, dt, n_windows, steps_per_window, forcing, 
     # intermediates per stage and step (crane vessel, 600 s, with the window checkpoint: 4.1x the
     # forward run against 6.1x).  prevent_cse=False: inside a scan the recomputation cannot be merged with the
     # forward pass anyway, and the optimisation barrier that prevents it costs time.
+    track = tuple(track) if dynamics else ()
+
     @functools.partial(jax.checkpoint, prevent_cse=False)
     def f(t, y):
         return system.rhs_and_loads(t, y, forcing) if dynamics else system.rhs(t, y, forcing)
@@ -158,31 +165,55 @@ def _fixed_step_solve(system, y0, t0, dt, n_windows, steps_per_window, forcing, 
     if dynamics:  # shapes of f's second output; the time built as in the loop, so dtypes match it
         aux0 = jax.tree_util.tree_map(lambda x: jnp.zeros(x.shape, x.dtype),
                                       jax.eval_shape(lambda k, y: f(t0 + k * dt, y)[1], jnp.zeros((), int), y0))
+    zero = jax.eval_shape(lambda k, y: system.tracked_values(t0 + k * dt, y, forcing, track), jnp.zeros((), int), y0) if track else {}
+    names = tuple(zero)
+    slack = tuple(n for n in names if n.endswith(("/tension", "/hook_load")))
 
-    def window(y, ks):
+    def window(carry, ks):
+        y, first, was = carry  # first: the tracked values at the run's start; was: slack at the last step
         k, on = ks
         h = jnp.where(on == 1, dt, 0.0)  # weakly typed, as dt: a float32 state stays float32
 
         def inner(carry, j):
-            y, d = carry
+            y, d, first, was, ext = carry
             t = t0 + (k * steps_per_window + j * on) * dt
             yn = _rk_step(f, t, y, h, tableau, aux0)
             if dynamics:  # keep the derivatives of the window's first step: those at its start
                 yn, dj = yn
                 d = jax.tree_util.tree_map(lambda new, old: jnp.where(j == 0, new, old), dj, d)
+            if names:  # this step's start: every tracked value, and the slack entries
+                x = system.tracked_values(t, y, forcing, names)
+                first = {n: jnp.where((k == 0) & (j == 0), x[n], first[n]) for n in names}
+                now = {n: x[n] < SLACK_FRACTION * first[n] for n in slack}
+                mx, mn, entries, steps, total, count = ext
+                w = (on == 1) | (j == 0)  # every step's start once; the closing window its one state
+                ext = ({n: jnp.maximum(mx[n], x[n]) for n in names}, {n: jnp.minimum(mn[n], x[n]) for n in names},
+                       {n: entries[n] + (now[n] & ~was[n] & (first[n] > 0)) for n in slack},
+                       {n: steps[n] + (now[n] & (first[n] > 0) & (on == 1)) for n in slack},
+                       {n: total[n] + jnp.where(w, x[n], 0.0) for n in names}, count + w)
+                was = now
             q, v, z = yn
-            return ((model.normalise(q), v, z), d), None
+            return ((model.normalise(q), v, z), d, first, was, ext), None
 
         d0 = (jax.tree_util.tree_map(jnp.zeros_like, y), aux0) if dynamics else None
-        (y, d), _ = jax.lax.scan(inner, (y, d0), jnp.arange(steps_per_window))
-        return y, (y, d)
+        ext0 = ({n: jnp.full((), -jnp.inf, zero[n].dtype) for n in names}, {n: jnp.full((), jnp.inf, zero[n].dtype) for n in names},
+                {n: jnp.zeros((), jnp.int32) for n in slack}, {n: jnp.zeros((), jnp.int32) for n in slack},
+                {n: jnp.zeros((), zero[n].dtype) for n in names}, jnp.zeros((), jnp.int32))
+        (y, d, first, was, ext), _ = jax.lax.scan(inner, (y, d0, first, was, ext0), jnp.arange(steps_per_window))
+        return (y, first, was), (y, d, ext)
 
     ks = (jnp.arange(n_out), jnp.asarray([1] * n_windows + [0] * (n_out - n_windows)))
     if checkpoint == "auto":
         checkpoint = "steps" if _stage_bytes(y0, n_windows * steps_per_window, len(tableau[2])) <= STAGE_MEMORY_BUDGET else "saves"
-    _, (ys, ds) = jax.lax.scan(jax.checkpoint(window) if checkpoint == "saves" else window, y0, ks)
+    start = ({n: jnp.zeros((), zero[n].dtype) for n in names}, {n: jnp.zeros((), bool) for n in slack})
+    _, (ys, ds, ext) = jax.lax.scan(jax.checkpoint(window) if checkpoint == "saves" else window, (y0, *start), ks)
     ys = jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a[None], b[:n_windows]]), y0, ys)
+    if track:
+        mx, mn, entries, steps, total, count = ext
+        return ys, ds, {n: (mx[n], mn[n], total[n] / count, count) + ((entries[n], steps[n] * dt) if n in entries else (None, None))
+                        for n in names}
     return (ys, ds) if dynamics else ys
+
 
 
 # "auto" checkpointing keeps every stage's state for reverse mode up to this many bytes per trajectory
@@ -286,6 +317,15 @@ def solve(system: System, y0, ts, *, integrator: Integrator = Integrator(), wave
     solver's own evaluations (fixed steps; None on the adaptive path), for
     ``System.outputs(..., dynamics=...)``.
     """
+    return solve_with_extremes(system, y0, ts, integrator, waves, params, dynamics, ())[0]
+
+
+def solve_with_extremes(system, y0, ts, integrator, waves, params, dynamics, track):
+    """``(Solution, extremes)``: :func:`solve`, and with fixed steps and ``dynamics`` the outputs that
+    ``track`` names (scalar outputs of force elements) at every step, ``{name: (max, min, mean, states,
+    slack entries, seconds slack)}`` per save over the ``states`` steps from it to the next (the last save:
+    its own state; the slack counts None for outputs that are no tension or hook load), else None.
+    Pure and differentiable, as :func:`solve`."""
     try:
         duration = float(ts[-1] - ts[0])
     except (TypeError, jax.errors.ConcretizationTypeError):
@@ -300,11 +340,14 @@ def solve(system: System, y0, ts, *, integrator: Integrator = Integrator(), wave
             )
         forcing = system.inputs(waves, params)
         ys = _fixed_step_solve(system, y0, ts_np[0], integrator.dt, ts_np.size - 1, int(round(per)), forcing,
-                               integrator.method, dynamics, integrator.checkpoint)
+                               integrator.method, dynamics, integrator.checkpoint, track)
+        if dynamics and track:
+            ys, ds, ext = ys
+            return Solution(ys, jnp.asarray(True), ds), ext
         if dynamics:
             ys, ds = ys
-            return Solution(ys, jnp.asarray(True), ds)
-        return Solution(ys, jnp.asarray(True))
+            return Solution(ys, jnp.asarray(True), ds), None
+        return Solution(ys, jnp.asarray(True)), None
     max_steps = integrator.steps_for(duration)
     ts = jnp.asarray(ts)
     with warnings.catch_warnings():
@@ -312,7 +355,7 @@ def solve(system: System, y0, ts, *, integrator: Integrator = Integrator(), wave
         # diffrax's dtype check flags as "complex support is a work in progress"
         warnings.filterwarnings("ignore", message="Complex dtype support in Diffrax")
         sol = _diffrax_solve(system, integrator, ts, y0, waves, params, max_steps)
-    return Solution(sol.ys, sol.result == diffrax.RESULTS.successful)
+    return Solution(sol.ys, sol.result == diffrax.RESULTS.successful), None
 
 
 def _diffrax_solve(system, integrator, ts, y0, waves, params, max_steps):
@@ -407,6 +450,7 @@ def simulate(
     params=None,
     t0: float = 0.0,
     progress=None,
+    between: bool = True,
 ) -> Result:
     """Simulate ``system`` for ``duration`` seconds from ``(q0, v0)`` (default: neutral, at rest).
 
@@ -417,6 +461,10 @@ def simulate(
     devices (``jax.sharding``); ``progress(done, total)`` is called after each
     batch.  Realisation r always gets the r-th key of ``jax.random.split(key,
     n_realisations)``, whatever the chunking, so results do not depend on it.
+
+    ``between`` (fixed steps): the tensions, hook loads and every output a range of validity bounds are
+    also taken at every step, their largest and smallest values, mean and slack spells between the saves
+    (``Result.between``), so that maxima and ranges do not depend on the save step; False: at the saves only.
     """
     integrator = integrator or Integrator()
     if not duration > 0:
@@ -428,14 +476,15 @@ def simulate(
     ts = t0 + save_dt * np.arange(n_save)
     y0 = initial_state(system, q0, v0, z0)
     integrator = dataclasses.replace(integrator, max_steps=integrator.steps_for(duration))
+    track = system.tracked_outputs() if integrator.dt is not None and between else ()
     if n_realisations is None:
         waves = system.waves.realise(key) if (system.waves is not None and key is not None) else None
-        ys, code, ds = _solve_jit(system, y0, tuple(map(float, ts)), integrator=integrator, waves=waves, params=params,
-                                  dynamics=True)
+        (ys, code, ds), ext = _solve_jit(system, y0, tuple(map(float, ts)), integrator=integrator, waves=waves, params=params,
+                                         track=track)
         ys = jax.tree_util.tree_map(np.asarray, ys)
         _check_finite(system, np.asarray(ts), ys, code)
         outs = _outputs(system, ts, ys, waves, params, ds)
-        return Result(system, np.asarray(ts), ys[0], ys[1], ys[2], outs, batched=False)
+        return Result(system, np.asarray(ts), ys[0], ys[1], ys[2], outs, batched=False, between=_between(ext))
     if key is None:
         raise InputError("n_realisations needs a PRNG key, e.g. key=jax.random.key(0)")
     keys = jax.random.split(key, n_realisations)
@@ -449,20 +498,36 @@ def simulate(
         if n_real < chunk:  # pad the last batch so that it reuses the compiled function
             k = jnp.concatenate([k, jnp.repeat(k[-1:], chunk - n_real, axis=0)])
         solve_batch = _solve_batch_of_one if chunk == 1 else _solve_batch
-        ys, ok, outs = solve_batch(system, y0, tuple(map(float, ts)), _shard(k), integrator=integrator, params=params)
+        ys, ok, outs, ext = solve_batch(system, y0, tuple(map(float, ts)), _shard(k), integrator=integrator, params=params,
+                                        track=track)
         ys = jax.tree_util.tree_map(lambda a: np.asarray(a)[:n_real], ys)
         outs = {name: np.asarray(val)[:n_real] for name, val in outs.items()}
+        ext = jax.tree_util.tree_map(lambda a: np.asarray(a)[:n_real], ext)
         for r in range(n_real):
             try:
                 _check_finite(system, np.asarray(ts), jax.tree_util.tree_map(lambda a: a[r], ys), np.asarray(ok)[r])
             except SimulationError as e:
                 raise SimulationError(f"realisation {start + r}: {e}") from None
-        parts.append((ys, outs))
+        parts.append((ys, outs, ext))
         if progress is not None:
             progress(start + n_real, n_realisations)
     ys = jax.tree_util.tree_map(lambda *a: np.concatenate(a), *[p[0] for p in parts])
     outs = {name: np.concatenate([p[1][name] for p in parts]) for name in parts[0][1]}
-    return Result(system, np.asarray(ts), ys[0], ys[1], ys[2], outs, batched=True)
+    ext = jax.tree_util.tree_map(lambda *a: np.concatenate(a), *[p[2] for p in parts]) if parts[0][2] is not None else None
+    return Result(system, np.asarray(ts), ys[0], ys[1], ys[2], outs, batched=True, between=_between(ext))
+
+
+def _between(ext) -> dict:
+    """The run's extremes between the saves as plain arrays: ``{name: {"max", "min", "mean", "states"[,
+    "slack_entries", "slack_seconds"]}}``."""
+    if not ext:
+        return {}
+    out = {}
+    for name, (mx, mn, mean, states, entries, seconds) in ext.items():
+        out[name] = {"max": np.asarray(mx), "min": np.asarray(mn), "mean": np.asarray(mean), "states": np.asarray(states)}
+        if entries is not None:
+            out[name] |= {"slack_entries": np.asarray(entries), "slack_seconds": np.asarray(seconds)}
+    return out
 
 
 def _shard(keys):
@@ -474,22 +539,26 @@ def _shard(keys):
     return jax.device_put(keys, jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("realisation")))
 
 
-_solve_jit = system_jit(solve, forward=True)
+def _solve_run(system, y0, ts, *, integrator, waves, params, track):
+    return solve_with_extremes(system, y0, ts, integrator, waves, params, True, track)
 
 
-def _solve_one(system, y0, ts, key, integrator, params):
+_solve_jit = system_jit(_solve_run, forward=True)
+
+
+def _solve_one(system, y0, ts, key, integrator, params, track):
     waves = system.waves.realise(key) if system.waves is not None else None
-    ys, code, ds = solve(system, y0, ts, integrator=integrator, waves=waves, params=params, dynamics=True)
-    return ys, code, _outputs_jax(system, jnp.asarray(ts), ys, waves, params, ds)
+    (ys, code, ds), ext = solve_with_extremes(system, y0, ts, integrator, waves, params, True, track)
+    return ys, code, _outputs_jax(system, jnp.asarray(ts), ys, waves, params, ds), ext
 
 
-def _solve_batch_fn(system, y0, ts, keys, *, integrator, params):
-    return jax.vmap(lambda key: _solve_one(system, y0, ts, key, integrator, params))(keys)
+def _solve_batch_fn(system, y0, ts, keys, *, integrator, params, track=()):
+    return jax.vmap(lambda key: _solve_one(system, y0, ts, key, integrator, params, track))(keys)
 
 
-def _solve_batch_of_one_fn(system, y0, ts, keys, *, integrator, params):
+def _solve_batch_of_one_fn(system, y0, ts, keys, *, integrator, params, track=()):
     # not vmapped over the one key: a batch axis of size 1 costs about 12 % of a 600 s crane-vessel run
-    out = _solve_one(system, y0, ts, keys[0], integrator, params)
+    out = _solve_one(system, y0, ts, keys[0], integrator, params, track)
     return jax.tree_util.tree_map(lambda x: x[None], out)
 
 
@@ -511,144 +580,3 @@ _outputs_jit = system_jit(_outputs_jax)
 def _outputs(system, ts, ys, waves, params, ds=None):
     outs = _outputs_jit(system, ts, ys, waves, params, ds)
     return {k: np.asarray(v) for k, v in outs.items()}
-
-
-def _flex_parts(system):
-    """(start in z, n_flex) of every flexible element's elastic coordinates."""
-    return [(s.start, f.n_flex) for f, s in zip(system.forces, system.state_slices()) if f.n_flex]
-
-
-def _rest_states(system, q, qf):
-    """Internal states at rest: initial values, elastic coordinates q_f (velocities zero)."""
-    v = jnp.zeros(system.model.nv, dtype=q.dtype)
-    z = system.initial_states(q, v)
-    off = 0
-    for start, k in _flex_parts(system):
-        z = z.at[start : start + 2 * k].set(jnp.concatenate([qf[off : off + k], jnp.zeros(k, dtype=q.dtype)]))
-        off += k
-    return z
-
-
-def rest_accelerations(system: System, q, qf=None, mask=None, params=None):
-    """The residual of static equilibrium: [v̇ (times ``mask``, (nv,)); q̈_f] of ``system`` at rest at
-    ``q`` (v = 0, the elements' states at their initial values, the flexible bodies' elastic
-    coordinates at ``qf`` with q̇_f = 0).  Both equilibrium solvers drive it to zero: the robust
-    :func:`static_equilibrium` (least squares, line search) and the differentiable
-    :func:`jaxmbd.optim.rollout.equilibrate` (a fixed number of Newton steps)."""
-    qf = jnp.zeros(sum(k for _, k in _flex_parts(system)), dtype=q.dtype) if qf is None else qf
-    mask = 1.0 if mask is None else mask
-    v = jnp.zeros(system.model.nv, dtype=q.dtype)
-    z = _rest_states(system, q, qf)
-    _, vdot, zdot = system.rhs(0.0, (q, v, z), Inputs(params=params))
-    return jnp.concatenate([vdot * mask] + [zdot[start + k : start + 2 * k] for start, k in _flex_parts(system)])
-
-
-def _residual(system, q, qf, mask, params):
-    return rest_accelerations(system, q, qf, mask, params)
-
-
-EQUILIBRIUM_FD_STEP = 1e-6
-"""The step (m, rad, and the flexible bodies' elastic coordinates) of the equilibrium's Jacobian by central
-differences."""
-
-
-def _newton_at(system, q, qf, delta, lam, mask, params, exact):
-    """At the trial point (q ⊕ λ δ, q_f + λ δ_f): the point, the largest residual there and the Newton step
-    from there (least squares).  One program serves the first step (λ = 0), the line search and the next
-    step, so a system's equilibrium compiles one program, not a step's and a trial's.
-
-    The Jacobian is by central differences (step :data:`EQUILIBRIUM_FD_STEP`) from one batched evaluation
-    of the residual at the point and its 2n neighbours, so the residual's program is all that is compiled
-    (forward mode compiles the right-hand side's tangent beside it: 12.6 s against 5.0 s on the floating
-    crane); its error, of order h² and ε/h (1e-10 relative), leaves Newton's convergence to the 1e-10
-    tolerance as it was (the floating crane's and the tuning barge's equilibria agree with forward mode's
-    to 3e-14 m).  ``exact``: forward-mode derivatives, which :func:`static_equilibrium` takes for systems
-    with an element not smooth at rest (:attr:`~jaxmbd.system.ForceElement.smooth_at_rest`: a hull's
-    pressure clipped at the waterline, where the differences stalled Newton at 2.5e-3 m/s²) and turns to
-    when the differences give no descent."""
-    model = system.model
-    nv = model.nv
-    q, qf = model.integrate(q, delta[:nv], lam), qf + lam * delta[nv:]
-
-    def r_of(d):
-        return _residual(system, model.integrate(q, d[:nv] * mask), qf + d[nv:], mask, params)
-
-    n = nv + qf.shape[0]
-    if exact:
-        d0 = jnp.zeros(n, dtype=q.dtype)
-        r, J = r_of(d0), jax.jacfwd(r_of)(d0)
-    else:
-        E = EQUILIBRIUM_FD_STEP * jnp.eye(n, dtype=q.dtype)
-        R = jax.vmap(r_of)(jnp.concatenate([jnp.zeros((1, n), q.dtype), E, -E]))
-        r, J = R[0], (R[1 : n + 1] - R[n + 1 :]).T / (2.0 * EQUILIBRIUM_FD_STEP)
-        # a column within the differences' roundoff of zero is a direction the residual does not depend on
-        # (the surge of a free-floating hull): zero, as forward mode gives it, or least squares would move along
-        # it by the roundoff's inverse
-        norms = jnp.sqrt(jnp.sum(J * J, axis=0))
-        J = jnp.where(norms[None, :] > 1e-6 * jnp.max(norms), J, 0.0)
-    step = -jnp.linalg.lstsq(J, r, rcond=1e-12)[0]
-    return q, qf, jnp.max(jnp.abs(r)), jnp.concatenate([step[:nv] * mask, step[nv:]])
-
-
-_newton_step = system_jit(lambda system, q, qf, delta, lam, mask, params: _newton_at(system, q, qf, delta, lam, mask, params, False))
-_newton_step_exact = system_jit(lambda system, q, qf, delta, lam, mask, params: _newton_at(system, q, qf, delta, lam, mask, params, True))
-
-
-def static_equilibrium(system: System, q0=None, *, free=None, tol: float = 1e-10, max_iter: int = 50, params=None,
-                       return_states: bool = False, exact: bool | None = None):
-    """Configuration where the system rests (v = 0): ropes carry the weight, springs and hydrostatics balance it.
-
-    Newton's method on the joint accelerations v̇(q, v = 0) = 0 over the
-    increments δ of the joint coordinates (q ⊕ δ), solved by least squares so
-    that directions with no restoring force (surge of an unmoored vessel) stay
-    where they are, with a backtracking line search.  ``free`` (nv,) of bools
-    limits which velocity directions move (default: all).  Flexible bodies
-    (elements with elastic coordinates q_f) are solved together with the
-    joints: [v̇; q̈_f](q ⊕ δ, q_f) = 0, so a boom under a hanging load rests
-    bent.  Other internal states are at their initial values.
-
-    The Jacobian is by central differences (one compiled program of the residual), or by forward mode
-    with ``exact`` (default: where an element is not smooth at rest; see :func:`_newton_at`).
-
-    Returns q, or ``(q, z0)`` with ``return_states=True``: the internal states
-    at rest (the bent shape of each flexible body), to pass to
-    ``simulate(..., z0=z0)``.  Raises SimulationError when it does not converge
-    to ``tol`` (m/s², rad/s², and the elastic accelerations).
-    """
-    model = system.model
-    q = model.normalise(model.neutral() if q0 is None else jnp.asarray(q0, dtype=model.inertia.dtype))
-    q = q.astype(model.inertia.dtype)
-    mask = jnp.ones(model.nv, dtype=q.dtype) if free is None else jnp.asarray(free, dtype=q.dtype)
-    qf = jnp.zeros(sum(k for _, k in _flex_parts(system)), dtype=q.dtype)
-    zero = jnp.zeros(model.nv + qf.shape[0], dtype=q.dtype)
-    if exact is None:
-        exact = not all(f.smooth_at_rest for f in system.forces)
-    step = _newton_step_exact if exact else _newton_step
-    q, qf, rn_arr, delta = step(system, q, qf, zero, jnp.asarray(0.0, dtype=q.dtype), mask, params)
-    rn = r0 = float(rn_arr)
-    for _ in range(max_iter):
-        if not np.isfinite(rn):
-            break
-        if rn < tol:
-            return (q, _rest_states(system, q, qf)) if return_states else q
-        lam, descent = 1.0, False
-        for _ in range(20):  # backtracking: the first trial point whose residual is smaller
-            out = step(system, q, qf, delta, jnp.asarray(lam, dtype=q.dtype), mask, params)
-            if float(out[2]) < rn:
-                descent = True
-                break
-            lam *= 0.5
-        if not descent and step is _newton_step:  # the differences' step does not descend: exact derivatives
-            step = _newton_step_exact
-            q, qf, rn_arr, delta = step(system, q, qf, zero, jnp.asarray(0.0, dtype=q.dtype), mask, params)
-            rn = float(rn_arr)
-            continue
-        q, qf, rn_arr, delta = out
-        rn = float(rn_arr)
-    if rn < tol:  # the last line search's point
-        return (q, _rest_states(system, q, qf)) if return_states else q
-    raise SimulationError(
-        f"{system.name}: no static equilibrium found after {max_iter} Newton steps "
-        f"(largest residual acceleration {rn:.3g}, from {r0:.3g}); check that every free direction "
-        "has a restoring force (rope, mooring, hydrostatics) or fix it with `free`"
-    )

@@ -13,6 +13,7 @@ import dataclasses
 import numpy as np
 
 from .errors import InputError
+from .validity import SLACK_FRACTION
 
 EULER_GAMMA = 0.5772156649015329
 
@@ -92,7 +93,7 @@ class SlackEvent:
         return None if self.end is None else self.end - self.start
 
 
-def slack_events(time, tension, static, *, slack_fraction=0.1) -> list[SlackEvent]:
+def slack_events(time, tension, static, *, slack_fraction=SLACK_FRACTION) -> list[SlackEvent]:
     """Slack spells and snap loads of one tension record (N) against its ``static`` value (N).
 
     A line is slack while its tension is below ``slack_fraction`` x ``static`` (0.1: DNV-RP-H103's
@@ -156,11 +157,12 @@ class MaximaSummary:
     mpm_storm: float | None
 
 
-def summarise_maxima(x, duration: float, *, stationary: bool = True, daf: bool = False) -> MaximaSummary:
+def summarise_maxima(x, duration: float, *, stationary: bool = True, daf: bool = False, between=None) -> MaximaSummary:
     """:class:`MaximaSummary` of ``x`` (realisation, time) (or its maxima, (realisation, 1)); ``daf``: the
-    output is a load whose value at the start is static (a rope's tension)."""
+    output is a load whose value at the start is static (a rope's tension); ``between``: the largest values
+    between the saves, shaped as ``x`` (:attr:`jaxmbd.results.Result.between`), which give the maxima."""
     x = np.asarray(x, float)
-    maxima = np.max(x, axis=-1)
+    maxima = np.max(np.asarray(between, float) if between is not None else x, axis=-1)
     start = float(np.mean(x[..., 0]))
     g = Gumbel.fit(maxima) if maxima.size >= FIT_MIN_REALISATIONS else None
     return MaximaSummary(

@@ -180,8 +180,8 @@ def cell_maxima(result: Result, settings: SweepSettings, i: int, j: int) -> xr.D
     data = {}
     for name, val in result.outputs.items():
         val = np.asarray(val)
-        if val.ndim == 2:  # (realisation, time): a scalar output
-            data[name.replace("/", "__")] = ("realisation", np.max(val, axis=1))
+        if val.ndim == 2:  # (realisation, time): a scalar output; its maxima over every step where tracked
+            data[name.replace("/", "__")] = ("realisation", np.max(np.asarray(result.series_extremes(name)[0]), axis=1))
     return xr.Dataset(data, coords={"realisation": np.arange(settings.n_realisations)},
                       attrs={"hs": float(settings.hs[i]), "tp": float(settings.tp[j]), "i": i, "j": j})
 

@@ -451,6 +451,38 @@ class System(eqx.Module):
         vdot, zdot = self._accelerations(ctx, z, f_ext, tau, zdot)
         return (self.model.qdot(q, v), vdot, zdot), f_ext
 
+    def tracked_outputs(self) -> tuple:
+        """Outputs whose largest and smallest values a fixed-step run takes at every step, not only at the
+        saves (:func:`jaxmbd.simulation.simulate`): every force element's output, or component of one
+        (``hydro/eta[3]``), that one of its ranges of validity bounds, and every tension and hook load; those
+        that are scalars are kept (:meth:`rhs_and_tracked`).  A range on a function of a whole vector output
+        (its ``transform``) and the loops' outputs (they need the loops' solve) stay at the saves."""
+        names = set()
+        for f in self.forces:
+            names |= {f"{f.name}/{r.output}" + ("" if r.component is None else f"[{r.component}]")
+                      for r in f.valid_ranges(self.model) if r.transform is None}
+            names |= {f"{f.name}/{k}" for k in f.output_units(self.model) if k in ("tension", "hook_load")}
+        return tuple(sorted(names))
+
+    def tracked_values(self, t, y, forcing, names) -> dict:
+        """The scalar outputs among ``names`` (:meth:`tracked_outputs`) at one state."""
+        waves, prepared, params = forcing if forcing is not None else Inputs()
+        q, v, z = y
+        q = self.model.normalise(q)
+        ctx = self.context(t, q, v, waves, params, prepared)
+        tracked = {}
+        for f, s in zip(self.forces, self.state_slices()):
+            mine = [n for n in names if n.split("/", 1)[0] == f.name]
+            if mine:
+                outs = f.outputs(ctx, z[s])
+                for n in mine:
+                    key, _, k = n.split("/", 1)[1].partition("[")
+                    val = outs.get(key)
+                    val = val if val is None or not k else (val[int(k[:-1])] if jnp.ndim(val) == 1 else None)
+                    if val is not None and jnp.ndim(val) == 0:
+                        tracked[n] = jnp.asarray(val, dtype=jnp.result_type(q, v))
+        return tracked
+
     def _loop_solve(self, ctx, f_ext, tau):
         """(v̇, λ, residual, conditioning) of the tree under its loops (:func:`jaxmbd.dynamics.constrained.constrained_accelerations`)."""
         from .dynamics.constrained import constrained_accelerations

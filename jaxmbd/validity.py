@@ -39,6 +39,10 @@ import json
 
 import numpy as np
 
+SLACK_FRACTION = 0.1
+"""A tension or hook load is slack below this fraction of its value at the start of the run (DNV-ST-N001's
+10 %, DNV-RP-H103's slack-sling criterion; :func:`jaxmbd.statistics.slack_events`)."""
+
 
 @dataclasses.dataclass(frozen=True)
 class ValidRange:
@@ -69,6 +73,15 @@ class ValidRange:
         start = x[..., :1]
         return (start > 0) & (x < self.lower_fraction_of_start * start)
 
+    def outside_between(self, hi, lo, start):
+        """Boolean array: the save intervals whose largest ``hi`` and smallest ``lo`` values (…, time) leave
+        the range; ``start`` (…, 1): the value at the start of the run."""
+        if self.upper is not None:
+            return (hi if self.signed else np.maximum(np.abs(hi), np.abs(lo))) > self.upper
+        if self.lower is not None:
+            return lo < self.lower
+        return (start > 0) & (lo < self.lower_fraction_of_start * start)
+
 
 @dataclasses.dataclass(frozen=True)
 class Excursion:
@@ -86,20 +99,28 @@ class Excursion:
     # lower bounds (a slack rope): the largest x after a realisation first left the range, over its value at
     # the start (the snap load as a dynamic amplification factor); None for upper bounds
     after_exit: float | None = None
+    spells: int | None = None  # slack spells counted at every step (a tracked tension), over all realisations
+    intervals: bool = False  # fraction: of the save intervals (judged at every step between them), not of the time
+    first_before: float | None = None  # s: judged at every step, the first exit lies in [first_time, first_before)
 
     def line(self) -> str:
         snap = "" if self.after_exit is None else f"; afterwards up to {self.after_exit:.2f} x its start value (snap loads)"
+        spells = "" if self.spells is None else f", {self.spells} slack spell(s)"
+        first = (f"first at t = {self.first_time:.1f} s" if self.first_before is None
+                 else f"first between t = {self.first_time:.2f} and {self.first_before:.2f} s")
         return (f"{self.element}: {self.quantity} outside the range of {self.model} ({self.limit}) in "
-                f"{self.realisations} of {self.n_realisations} realisations, {100 * self.fraction:.1f} % of the time, "
-                f"first at t = {self.first_time:.1f} s{snap}")
+                f"{self.realisations} of {self.n_realisations} realisations{spells}, {100 * self.fraction:.1f} % of the "
+                f"{'save intervals' if self.intervals else 'time'}, {first}{snap}")
 
     @property
     def everywhere(self) -> bool:
         return self.realisations == self.n_realisations
 
 
-def check(system, time, outputs: dict, batched: bool) -> list[Excursion]:
-    """Each element's ranges held against ``outputs`` (name -> (realisation,) time (, component))."""
+def check(system, time, outputs: dict, batched: bool, between: dict | None = None) -> list[Excursion]:
+    """Each element's ranges held against ``outputs`` (name -> (realisation,) time (, component)); an
+    output the run tracked at every step (``between``, :attr:`jaxmbd.results.Result.between`) is judged
+    by its largest and smallest values between the saves, so that what falls between them is seen."""
     t = np.asarray(time)
     found = []
     for f in system.elements:
@@ -108,22 +129,35 @@ def check(system, time, outputs: dict, batched: bool) -> list[Excursion]:
             if name not in outputs:
                 continue
             x = np.asarray(outputs[name], float)
+            b = (between or {}).get(name + ("" if r.component is None else f"[{r.component}]")) if r.transform is None else None
             if r.transform is not None:
                 x = np.asarray(r.transform(x), float)
             elif r.component is not None:
                 x = x[..., r.component]
             x = x if batched else x[None]
-            out = r.outside(x)
+            if b is None:
+                hi = lo = x
+                out = r.outside(x)
+            else:
+                hi, lo = (np.reshape(np.asarray(b[k], float), x.shape) for k in ("max", "min"))
+                out = r.outside_between(hi, lo, x[..., :1])
             if not out.any():
                 continue
             rows = out.any(axis=-1)
             first = float(min(t[np.argmax(o)] for o in out[rows]))
-            extreme = float((np.max(x) if r.signed else np.max(np.abs(x))) if r.upper is not None else np.min(x))
-            after = None
+            extreme = float((np.max(hi) if r.signed else max(np.max(np.abs(hi)), np.max(np.abs(lo)))) if r.upper is not None
+                            else np.min(lo))
+            after = spells = None
             if r.lower_fraction_of_start is not None:  # the largest value once slack, over the start's
-                after = float(max(np.max(xr[np.argmax(o):]) / xr[0] for xr, o in zip(x[rows], out[rows])))
-            found.append(Excursion(f.name, r.quantity, r.model, r.limit, float(out.mean()), int(rows.sum()),
-                                   int(x.shape[0]), first, extreme, after))
+                after = float(max(np.max(hr[np.argmax(o):]) / xr[0] for hr, xr, o in zip(hi[rows], x[rows], out[rows])))
+                if b is not None and "slack_entries" in b and r.lower_fraction_of_start == SLACK_FRACTION:
+                    spells = int(np.sum(b["slack_entries"]))
+            fraction = float(out.mean())
+            if spells is not None and t.size > 1:  # the time slack, counted at every step
+                fraction = float(np.sum(b["slack_seconds"]) / (x.shape[0] * (t[-1] - t[0])))
+            found.append(Excursion(f.name, r.quantity, r.model, r.limit, fraction, int(rows.sum()),
+                                   int(x.shape[0]), first, extreme, after, spells, b is not None and spells is None,
+                                   first + (t[1] - t[0]) if b is not None and t.size > 1 else None))
     return found
 
 

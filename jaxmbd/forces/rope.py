@@ -194,10 +194,10 @@ class WireRope(ForceElement):
         return ((self.body_a, self.point_a, self.body_b, self.point_b, k),)
 
     def valid_ranges(self, model) -> tuple:
-        from ..validity import ValidRange
+        from ..validity import SLACK_FRACTION, ValidRange
 
         ranges = (ValidRange("tension", "tension", "an elastic rope (slack per DNV-ST-N001)",
-                             "tension >= 10 % of its value at the start", lower_fraction_of_start=0.1),)
+                             "tension >= 10 % of its value at the start", lower_fraction_of_start=SLACK_FRACTION),)
         if self.winch and np.isfinite(float(np.asarray(self.max_speed))):
             ranges += (ValidRange("winch_speed_ratio", "winch speed", "a winch that pays out what it is asked",
                                   "asked line speed <= rated max_speed (beyond: payout and compensation cut)",

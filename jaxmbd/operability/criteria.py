@@ -140,14 +140,20 @@ def window_seconds(result, mask) -> float:
     return float(np.mean(spans))
 
 
-def extremes(criterion: Criterion, series, mask):
+def extremes(criterion: Criterion, series, mask, between=None):
     """Per realisation, what the criterion's statistic is taken of: the maximum in the window (upper
-    bound) or the minimum (lower bounds), and the output's mean over the window (its static value)."""
+    bound) or the minimum (lower bounds), and the output's mean over the window (its static value).
+    ``between``: (largest, smallest, mean, states) per save interval, shaped as ``series``, where the run
+    tracked the output at every step (:attr:`jaxmbd.results.Result.between`): the extremes and the mean are
+    taken over every step."""
     x = jnp.asarray(series)
+    hi, lo, mean, w = (x, x, x, 1.0) if between is None else tuple(jnp.asarray(a) for a in between)
     if criterion.upper is not None:
-        return jnp.max(jnp.where(mask, x, -jnp.inf), axis=-1), None
-    trough = -jnp.max(jnp.where(mask, -x, -jnp.inf), axis=-1)
-    static = jnp.sum(jnp.where(mask, x, 0.0), axis=-1) / jnp.sum(mask, axis=-1) if criterion.lower_fraction else None
+        return jnp.max(jnp.where(mask, hi, -jnp.inf), axis=-1), None
+    trough = -jnp.max(jnp.where(mask, -lo, -jnp.inf), axis=-1)
+    static = None
+    if criterion.lower_fraction:
+        static = jnp.sum(jnp.where(mask, mean * w, 0.0), axis=-1) / jnp.sum(jnp.where(mask, w, 0), axis=-1)
     return trough, static
 
 
@@ -188,15 +194,15 @@ def extremes_of(criteria, result) -> dict:
     kept = {}
     for c in criteria:
         mask = window_mask(result, c.phase)
-        ext, static = extremes(c, output_series(result, c.output), mask)
+        x = output_series(result, c.output)
+        b = result.between.get(c.output)
+        between = tuple(np.reshape(b[k], x.shape) for k in ("max", "min", "mean", "states")) if b is not None else None
+        ext, static = extremes(c, x, mask, between)
         kept[c.name] = (np.asarray(ext), None if static is None else np.asarray(static), window_seconds(result, mask))
     return kept
 
 
 def margins(criteria, result) -> dict:
     """{criterion name: relative margin} of a run's :class:`~jaxmbd.results.Result`."""
-    found = {}
-    for c in criteria:
-        mask = window_mask(result, c.phase)
-        found[c.name] = margin(c, output_series(result, c.output), mask, window_seconds(result, mask))
-    return found
+    kept = extremes_of(criteria, result)  # between the saves where the run tracked the output
+    return {c.name: margin_of(c, *kept[c.name]) for c in criteria}

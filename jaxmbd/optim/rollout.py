@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..simulation import Integrator, rest_accelerations, solve
+from ..simulation import Integrator, rest_accelerations, solve, solve_with_extremes
 from ..system import Inputs
 from . import objectives as obj
 
@@ -162,6 +162,21 @@ class Problem:
         if system.waves is not None:
             waves = system.waves.realise(key) if key is not None else system.waves.realise(jax.random.key(0))
         return rollout(system, y0, self.ts, integrator=self.integrator, waves=waves, params=self.params, lazy=lazy)
+
+    def run_extremes(self, system, y0, key, names):
+        """{name: (samples, max, min, mean, states)} of the outputs ``names`` of one run, each (n_saves,): the
+        values at the saves and, for those the run tracks at every step
+        (:meth:`jaxmbd.system.System.tracked_outputs`), their largest, smallest and mean values over the
+        ``states`` steps from each save to the next (the others: the samples, and one state)."""
+        waves = None
+        if system.waves is not None:
+            waves = system.waves.realise(key) if key is not None else system.waves.realise(jax.random.key(0))
+        track = tuple(n for n in names if n in system.tracked_outputs())
+        (ys, _, ds), ext = solve_with_extremes(system, y0, self.ts, self.integrator, waves, self.params, True, track)
+        outs = outputs_of(system, self.ts, ys, waves, self.params, lazy=True, dynamics=ds)
+        ext = ext or {}
+        return {n: (outs[n],) + (ext[n][:4] if n in ext else (outs[n], outs[n], outs[n], jnp.ones(outs[n].shape, jnp.int32)))
+                for n in names}
 
     def per_realisation(self, u, keys=None):
         """Objective value of every realisation (n_keys,) at u."""

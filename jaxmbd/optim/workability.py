@@ -141,12 +141,10 @@ def _compile(problem: Problem, criteria, paths, seconds):
         system = with_sea_state(system, hs=hs)
         y0 = prob.initial_state(system)
 
-        def one(key):
-            outs = prob.run_one(system, y0, key, lazy=True)
-            return {n: outs[n] for n in outputs}
-
-        runs = jax.vmap(one)(keys)
-        return jnp.stack([margin_of(c, *extremes(c, runs[c.output], jnp.ones(runs[c.output].shape, bool)), seconds)
+        # the criteria's outputs at the saves and, where tracked, their extremes at every step (as jaxmbd.run's)
+        runs = jax.vmap(lambda key: prob.run_extremes(system, y0, key, outputs))(keys)
+        return jnp.stack([margin_of(c, *extremes(c, runs[c.output][0], jnp.ones(runs[c.output][0].shape, bool),
+                                                 between=runs[c.output][1:]), seconds)
                           for c in criteria])
 
     def jacobian(system, q0, keys, x):

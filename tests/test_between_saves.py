@@ -1,0 +1,78 @@
+"""What falls between the saves: the tensions' maxima, minima and slack spells are taken at every
+integration step, so the table, the ranges of validity, a sweep's cells and an operability margin do not
+depend on the save step.
+
+The packaged small lift (a 20 t module on 8 m of rope under a fixed crane on a barge) in a sea too high
+for it (Hs 4.5 m): the rope goes slack and snaps in two of three realisations.  Run at a save step of
+dt (every state saved) and of 1 s (every 25th), the same steps are integrated; what is taken between the
+saves must agree to round-off (1e-9 relative: the two programs group the same steps differently), and
+the slack spells counted at every step must be those that :func:`jaxmbd.statistics.slack_events` finds in
+the record of every step."""
+
+import numpy as np
+import pytest
+
+import jaxmbd
+from jaxmbd import validity
+from jaxmbd.operability.criteria import margins
+from jaxmbd.run import run, settings_of, start_of
+from jaxmbd.statistics import slack_events, summarise_maxima
+from jaxmbd.sweep import SweepSettings, cell_maxima
+
+FILE = "jaxmbd/data/small_lift.toml"
+HS = 4.5
+DURATION = 40.0
+
+
+@pytest.fixture(scope="module")
+def runs():
+    loaded = jaxmbd.load_system(FILE)
+    start = start_of(loaded)
+    dt = loaded.integrator.dt
+    out = {}
+    for save_dt in (dt, 1.0):
+        settings = settings_of(loaded, n_realisations=3, duration=DURATION, save_dt=save_dt)
+        out[save_dt] = run(loaded, start, settings=settings, hs=HS)
+    return loaded, dt, out
+
+
+def test_the_maxima_minima_and_slack_spells_do_not_depend_on_the_save_step(runs):
+    loaded, dt, res = runs
+    fine, coarse = res[dt], res[1.0]
+    assert coarse.time.size == int(DURATION) + 1 and fine.time.size == round(DURATION / dt) + 1
+    name = "hoist/tension"
+    x = np.asarray(fine.outputs[name])
+    b_fine, b_coarse = fine.between[name], coarse.between[name]
+    # saved at every step, the largest value between saves is the saved one (one state per interval)
+    np.testing.assert_array_equal(b_fine["max"], x)
+    for k in ("max", "min"):
+        np.testing.assert_allclose(np.max(b_coarse[k], axis=-1) if k == "max" else np.min(b_coarse[k], axis=-1),
+                                   np.max(b_fine[k], axis=-1) if k == "max" else np.min(b_fine[k], axis=-1), rtol=1e-9, atol=0)
+    # the saved samples alone at 1 s miss the snap loads: what the old table read
+    saved = np.max(np.asarray(coarse.outputs[name]), axis=-1)
+    assert np.any(saved < 0.9 * np.max(b_fine["max"], axis=-1))
+
+    # slack spells: counted at every step, as slack_events counts them on the record of every step
+    spells = [len(slack_events(fine.time, xr, xr[0])) for xr in x]
+    assert sum(spells) > 0 and min(spells) == 0  # some realisations slack, one not
+    for b in (b_fine, b_coarse):
+        assert np.sum(b["slack_entries"], axis=-1).tolist() == spells
+    slack_time = [float(np.sum(xr[:-1] < 0.1 * xr[0]) * dt) for xr in x]
+    np.testing.assert_allclose(np.sum(b_coarse["slack_seconds"], axis=-1), slack_time, rtol=1e-12)
+
+    # the table's maxima, the rope's range of validity, a sweep cell and an operability margin agree
+    m = [summarise_maxima(np.asarray(r.outputs[name]), DURATION, daf=True, between=r.between[name]["max"]) for r in (fine, coarse)]
+    assert m[0].mean == pytest.approx(m[1].mean, rel=1e-9) and m[0].daf == pytest.approx(m[1].daf, rel=1e-9)
+    ex = [{e.quantity: e for e in validity.check(r.system, r.time, r.outputs, True, r.between)}["tension"] for r in (fine, coarse)]
+    assert ex[0].spells == ex[1].spells == sum(spells)
+    assert ex[0].realisations == ex[1].realisations == sum(s > 0 for s in spells)
+    assert ex[0].fraction == pytest.approx(ex[1].fraction, rel=1e-9)
+    assert ex[0].after_exit == pytest.approx(ex[1].after_exit, rel=1e-9) and ex[0].extreme == pytest.approx(ex[1].extreme, abs=1e-6)
+    assert ex[1].first_time <= ex[0].first_time < ex[1].first_before
+    settings = SweepSettings(hs=[HS], tp=[6.0], limits={}, duration=DURATION, n_realisations=3, save_dt=1.0,
+                             integrator=loaded.integrator)
+    np.testing.assert_allclose(*(cell_maxima(r, settings, 0, 0)["hoist__tension"].values for r in (fine, coarse)), rtol=1e-9)
+    crit = loaded.operability.phases[0].criteria
+    mg = [margins(crit, r) for r in (fine, coarse)]
+    for c in crit:
+        assert float(mg[0][c.name]) == pytest.approx(float(mg[1][c.name]), rel=1e-9, abs=1e-12)
