@@ -5,6 +5,12 @@ packaged year; beside it, ``jaxmbd sweep``'s path over a 6 x 5 grid of Hs x Tp w
 
     python -m benchmarks.operability            # 3 processes; writes benchmarks/results/operability.md, BENCHMARKS.md
     python -m benchmarks.operability --quick    # 1 process
+    python -m benchmarks.operability --gpu      # on an accelerator: the cells in lock-step too, and the same
+                                                # machine's CPU (one process each); appends to BENCHMARKS_gpu.md
+
+The study runs its cells one at a time (each search's runs batching their realisations, the CPU's way) and,
+as ``together``, every cell's searches in lock-step with each round's runs as one program (an
+accelerator's way, :func:`jaxmbd.operability.job.limiting_table`).
 
 Each figure is the median over processes (a fresh process per case and round, the cases in turn, no persistent
 compilation cache; the spread the range); realisations per second count every realisation simulated (of
@@ -27,6 +33,7 @@ from .timing import spawn_child, spread
 
 FILE = "jaxmbd/data/small_lift.toml"
 CASES = ("operability", "sweep")
+GPU_CASES = ("together", "operability", "sweep")
 HS = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0)
 
 
@@ -47,8 +54,14 @@ def _case(case: str) -> dict:
     op = loaded.operability
     t = time.perf_counter()
     start = start_of(loaded)
-    if case == "operability":
-        limits = limiting_table(loaded, op, start=start)
+    programs = []
+    if case == "together":  # count the programs: each runs `together` sea states (the last round's padded)
+        import jaxmbd.operability.job as job
+
+        plain = job.run_sea_states
+        job.run_sea_states = lambda *a, **k: programs.append(len(a[3])) or plain(*a, **k)
+    if case in ("operability", "together"):
+        limits = limiting_table(loaded, op, start=start, together=1 if case == "operability" else len(op.headings_deg) * len(op.tp))
         site_table(limits, op, sample_hindcast())
         runs = int(limits["runs"].sum())
         extra = {"cells": int(limits["runs"].size), "searches": int(limits["limiting_hs"].size)}
@@ -61,7 +74,9 @@ def _case(case: str) -> dict:
         runs = len(HS) * len(op.tp)
         extra = {"cells": runs}
     seconds = time.perf_counter() - t
-    return dict(extra, seconds=seconds, runs=runs, realisations=runs * op.n_realisations, duration=op.duration)
+    return dict(extra, seconds=seconds, runs=runs, realisations=runs * op.n_realisations, duration=op.duration,
+                programs=len(programs), simulated=sum(programs) * op.n_realisations if programs else runs * op.n_realisations,
+                backend=jax.default_backend(), device=str(jax.devices()[0].device_kind))
 
 
 def main(argv=None):
@@ -69,11 +84,15 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--processes", type=int, default=None)
     ap.add_argument("--child", metavar="CASE")
+    ap.add_argument("--gpu", action="store_true")
     args = ap.parse_args(argv)
     if args.child:
         print("RESULT " + json.dumps(_case(args.child)))
         return
     import jax
+
+    if args.gpu:
+        return _gpu()
 
     n = args.processes or (1 if args.quick else 3)
     got = {c: [] for c in CASES}
@@ -108,6 +127,45 @@ def main(argv=None):
     (RESULTS / "operability.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     print(assemble())
+
+
+def _gpu():
+    """One process per case on the accelerator and on the same machine's CPU (``JAX_PLATFORMS=cpu``), in turn."""
+    import jax
+
+    rows = []
+    for platform_ in ("gpu", "cpu"):
+        if platform_ == "cpu":
+            os.environ["JAX_PLATFORMS"] = "cpu"  # the children inherit it
+        for c in (GPU_CASES if platform_ == "gpu" else CASES):
+            r = spawn_child("benchmarks.operability", c)
+            rows.append((platform_, c, r))
+            print(platform_, c, r, flush=True)
+    dev = next(r["device"] for p, _, r in rows if p == "gpu")
+    label = {"together": "study, cells in lock-step (10 a program)", "operability": "study, cells one at a time",
+             "sweep": "plain sweep (6 Hs x 5 Tp)"}
+    lines = [
+        "",
+        "## An operability study end to end on the accelerator (`python -m benchmarks.operability --gpu`)",
+        "",
+        f"{date.today().isoformat()}, {dev}, jax {jax.__version__}; one process per case, compile included, no compilation "
+        f"cache; the CPU rows on the same machine's {os.cpu_count()} cores (`JAX_PLATFORMS=cpu`) in the same call.",
+        "",
+        f"`{FILE}` (BENCHMARKS.md: a 20 t module on 8 m of rope on a 380 t barge, 200 s a realisation, RK4 at 0.04 s): "
+        "the limiting Hs of its one phase at 2 headings x 5 peak periods (8 realisations a run), alpha and the "
+        "weather windows of the packaged year; the sweep `jaxmbd sweep`'s path over the same realisations.",
+        "",
+        "| device | job | runs | realisations | simulated (padding included) | seconds | realisations / s |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for p, c, r in rows:
+        runs = f"{r['runs']} in {r['programs']} programs" if r["programs"] else str(r["runs"])
+        lines.append(f"| {p.upper()} | {label[c]} | {runs} | {r['realisations']} | {r['simulated']} | {r['seconds']:.1f} | "
+                     f"{r['realisations'] / r['seconds']:.2f} |")
+    text = "\n".join(lines) + "\n"
+    out = Path(ROOT) / "BENCHMARKS_gpu.md"
+    out.write_text(out.read_text().rstrip() + "\n" + text if out.exists() else text)
+    print(text)
 
 
 if __name__ == "__main__":

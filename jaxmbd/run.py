@@ -38,7 +38,9 @@ from .simulation import (
     default_save_dt,
     divides,
     initial_state,
+    sea_state_leaves,
     simulate,
+    simulate_sea_states,
     static_equilibrium,
 )
 from .system import System
@@ -94,18 +96,16 @@ def with_sea_state(system: System, *, hs=None, tp=None, heading=None) -> System:
     waves = system.waves
     if waves is None or (waves.spectrum is None and (hs is not None or tp is not None)):
         raise RunError(f"{system.name}: a sea-state override (hs, tp) needs irregular waves (a spectrum) on the system")
-    if hs is not None or tp is not None:
-        spec = waves.spectrum
-        dtype = jnp.result_type(spec.hs)  # the spectrum's own float type: a float32 sea state stays float32
-        new = (spec.hs if hs is None else jnp.asarray(hs, dtype=dtype), spec.tp if tp is None else jnp.asarray(tp, dtype=dtype))
-        waves = eqx.tree_at(lambda w: (w.spectrum.hs, w.spectrum.tp), waves, new)
     if heading is not None:
         _check_heading(system, waves, float(heading))
         if waves.regular is not None:
             waves = eqx.tree_at(lambda w: w.regular.direction, waves, jnp.asarray(heading, dtype=jnp.result_type(waves.regular.direction)))
-        else:
-            waves = eqx.tree_at(lambda w: w.mean_direction, waves, jnp.asarray(heading, dtype=jnp.result_type(waves.mean_direction)))
-    return eqx.tree_at(lambda s: s.waves, system, waves)
+            system = eqx.tree_at(lambda s: s.waves, system, waves)
+    if waves.spectrum is None:
+        return system
+    spec = waves.spectrum
+    return sea_state_leaves(system, spec.hs if hs is None else hs, spec.tp if tp is None else tp,
+                            waves.mean_direction if heading is None else heading)
 
 
 def _check_heading(system: System, waves, heading: float):
@@ -211,6 +211,29 @@ def run(case, start: Start | None = None, *, settings: RunSettings | None = None
                              + validity.check_step(stiffest, settings.integrator, result.n_realisations))
     result.attrs.update(run_attrs(case, settings, result, start, source))
     return result
+
+
+def run_sea_states(case, start: Start, settings: RunSettings, seas) -> list[Result]:
+    """:func:`run` (without phases) at every sea state ``(hs m, tp s, heading rad)`` of ``seas`` in one compiled
+    program (:func:`jaxmbd.simulation.simulate_sea_states`), each result checked against the ranges of
+    validity as :func:`run` checks its own; equal to one :func:`run` per sea state to round-off."""
+    system = getattr(case, "system", case)
+    if getattr(case, "scenario", None):
+        raise RunError(f"{system.name}: sea states in one program are for runs without phases; this file has a [scenario]")
+    hs, tp, heading = (np.asarray([float(x[k]) for x in seas]) for k in range(3))
+    for h in sorted(set(heading.tolist())):
+        _check_heading(system, system.waves, h)
+    stiffest = getattr(case, "stiffest", None)
+    problem = validity.step_problem(stiffest, settings.integrator)
+    if problem:
+        raise RunError(f"{system.name}: {problem}")
+    n = settings.n_realisations or 1
+    results = simulate_sea_states(system, settings.duration, hs, tp, heading, key=settings.prng_key(), n_realisations=n,
+                                  save_dt=settings.save_dt, integrator=settings.integrator, q0=start.q, v0=start.v, z0=start.z)
+    for r in results:
+        r.excursions = (validity.check(r.system, r.time, r.outputs, True, r.between) + validity.check_sea(r.system.waves, n)
+                        + validity.check_step(stiffest, settings.integrator, n))
+    return results
 
 
 TIME_LIMIT_S = 3600.0

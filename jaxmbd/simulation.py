@@ -13,6 +13,7 @@ import warnings
 from typing import Any, NamedTuple
 
 import diffrax
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -517,6 +518,52 @@ def simulate(
     return Result(system, np.asarray(ts), ys[0], ys[1], ys[2], outs, batched=True, between=_between(ext))
 
 
+def sea_state_leaves(system: System, hs, tp, heading) -> System:
+    """``system`` with its irregular sea's significant wave height ``hs`` (m), peak period ``tp`` (s) and mean
+    direction ``heading`` (rad) replaced: array leaves only (traced values too), no checks
+    (:func:`jaxmbd.run.with_sea_state` checks them first)."""
+    w = system.waves
+    cast = lambda x, like: jnp.asarray(x, dtype=jnp.result_type(like))  # noqa: E731  (a float32 sea stays float32)
+    waves = eqx.tree_at(lambda w: (w.spectrum.hs, w.spectrum.tp, w.mean_direction), w,
+                        (cast(hs, w.spectrum.hs), cast(tp, w.spectrum.tp), cast(heading, w.mean_direction)))
+    return eqx.tree_at(lambda s: s.waves, system, waves)
+
+
+def simulate_sea_states(system: System, duration: float, hs, tp, heading, *, key, n_realisations: int, save_dt=None,
+                        integrator: Integrator | None = None, q0=None, v0=None, z0=None, between: bool = True) -> list:
+    """:func:`simulate` at several sea states in one compiled program: the same ``n_realisations`` (those of
+    ``key``: common random numbers) at every sea state ``hs[i]`` (m), ``tp[i]`` (s), ``heading[i]`` (rad)
+    (:func:`sea_state_leaves`), vmapped over the sea states and the realisations; one batched
+    :class:`~jaxmbd.results.Result` per sea state, each equal to its own :func:`simulate` to round-off.  For
+    accelerators, where a batch of a few hundred trajectories costs about one (a CPU gains nothing)."""
+    integrator = integrator or Integrator()
+    if system.waves is None or system.waves.spectrum is None:
+        raise InputError(f"{system.name}: sea states need irregular waves (a spectrum) on the system")
+    if integrator.dt is None:
+        raise InputError(f"{system.name}: sea states run in one program with a fixed step (dt)")
+    hs, tp, heading = (np.atleast_1d(np.asarray(x, float)) for x in (hs, tp, heading))
+    save_dt = max(1, int(round((save_dt or default_save_dt(duration, integrator.dt)) / integrator.dt))) * integrator.dt
+    ts = save_dt * np.arange(int(np.floor(duration / save_dt + 1e-9)) + 1)
+    y0 = initial_state(system, q0, v0, z0)
+    integrator = dataclasses.replace(integrator, max_steps=integrator.steps_for(duration))
+    track = system.tracked_outputs() if between else ()
+    keys = jax.random.split(key, n_realisations)
+    ys, ok, outs, ext = _solve_seas(system, y0, tuple(map(float, ts)), keys, jnp.asarray(hs), jnp.asarray(tp), jnp.asarray(heading),
+                                    integrator=integrator, params=None, track=track)
+    ys, ok, outs, ext = jax.tree_util.tree_map(np.asarray, (ys, ok, outs, ext))
+    results = []
+    for i in range(hs.size):
+        one = jax.tree_util.tree_map(lambda a: a[i], (ys, ok, outs, ext))
+        for r in range(n_realisations):
+            try:
+                _check_finite(system, ts, jax.tree_util.tree_map(lambda a: a[r], one[0]), one[1][r])
+            except SimulationError as e:
+                raise SimulationError(f"Hs {hs[i]:g} m, Tp {tp[i]:g} s, realisation {r}: {e}") from None
+        results.append(Result(sea_state_leaves(system, hs[i], tp[i], heading[i]), ts, *one[0], one[2], batched=True,
+                              between=_between(one[3])))
+    return results
+
+
 def _between(ext) -> dict:
     """The run's extremes between the saves as plain arrays: ``{name: {"max", "min", "mean", "states"[,
     "slack_entries", "slack_seconds"]}}``."""
@@ -562,10 +609,18 @@ def _solve_batch_of_one_fn(system, y0, ts, keys, *, integrator, params, track=()
     return jax.tree_util.tree_map(lambda x: x[None], out)
 
 
+def _solve_seas_fn(system, y0, ts, keys, hs, tp, heading, *, integrator, params, track=()):
+    def one(h, p, d):
+        return _solve_batch_fn(sea_state_leaves(system, h, p, d), y0, ts, keys, integrator=integrator, params=params, track=track)
+
+    return jax.vmap(one)(hs, tp, heading)
+
+
 # One trajectory is a chain of tiny kernels, which XLA's memory-optimised schedule runs faster (jaxmbd._xla);
 # vmapped batches keep XLA's default schedule (a batch of 256 runs about 25 % slower with the other).
 _solve_batch = system_jit(_solve_batch_fn)
 _solve_batch_of_one = system_jit(_solve_batch_of_one_fn, forward=True)
+_solve_seas = system_jit(_solve_seas_fn)
 
 
 def _outputs_jax(system: System, ts, ys, waves, params, ds=None):

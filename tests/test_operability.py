@@ -153,3 +153,24 @@ def test_cells_split_over_two_processes_or_resumed_give_bitwise_the_same_table(t
     changed = dataclasses.replace(op, seed=2)
     with pytest.raises(ValueError, match=r"cell_h00_t000.json: computed for another study \(changed: seed\)"):
         limiting_table(loaded, changed, out_dir=tmp_path / "one")
+
+
+def test_the_cells_in_lock_step_agree_with_one_at_a_time_and_split_bitwise(tmp_path):
+    """Every cell's searches in lock-step, each round's runs as one program (``together``, an accelerator's
+    default): the same searches as one run at a time (same run counts and governing criteria; limits and
+    bands to 1e-9 relative, the round-off of a vmapped program against a single one), and split over two
+    processes the same bits as one process."""
+    import dataclasses
+
+    loaded = load_system(SMALL_LIFT)
+    op = dataclasses.replace(loaded.operability, headings_deg=(180.0,), tp=(6.0, 10.0), n_realisations=2, duration=60.0)
+    one = limiting_table(loaded, op, together=1)
+    both = limiting_table(loaded, op, together=2, out_dir=tmp_path / "one")
+    for name in ("runs", "governing", "status"):
+        assert np.array_equal(one[name].values, both[name].values), name
+    for name in ("limiting_hs", "limiting_hs_low", "limiting_hs_high", "operational_hs"):
+        np.testing.assert_allclose(both[name].values, one[name].values, rtol=1e-9, err_msg=name)
+    assert limiting_table(loaded, op, together=2, out_dir=tmp_path / "two", process_index=0, process_count=2) is None
+    two = limiting_table(loaded, op, together=2, out_dir=tmp_path / "two", process_index=1, process_count=2)
+    for name in both.data_vars:
+        assert np.array_equal(both[name].values, two[name].values, equal_nan=both[name].dtype.kind == "f"), name

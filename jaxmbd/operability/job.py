@@ -37,13 +37,14 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import jax
 import numpy as np
 
 from ..errors import InputError
-from ..run import RunSettings, TimeBudget, run, settings_of, start_of
+from ..run import RunSettings, TimeBudget, run, run_sea_states, settings_of, start_of
 from .alpha import LEVELS, TABLES, alpha_factor
 from .criteria import Criterion, extremes_of, margin_of
-from .limiting import Evaluations, LimitingHs, Search, bootstrap_band, limiting_hs
+from .limiting import Evaluations, LimitingHs, Search, bootstrap_band, limiting_hs, search_steps
 from .windows import HourlySeries, LimitCurve, Phase, best_of, waiting_time, workability
 
 
@@ -185,7 +186,10 @@ class _Runs:
     left: dict = dataclasses.field(default_factory=dict)  # model's range left -> smallest Hs (m) where it was
 
     def __call__(self, hs: float) -> dict:
-        result = run(self.case, self.start, settings=self.settings, hs=hs)
+        return self.record(hs, run(self.case, self.start, settings=self.settings, hs=hs))
+
+    def record(self, hs: float, result) -> dict:
+        """Keep what the band and the table need of the run at ``hs``; its margins."""
         self.count += 1
         for e in result.excursions:
             what = f"{e.element}: {e.quantity} outside {e.limit}"
@@ -202,22 +206,64 @@ def _band(runs: _Runs, criteria, found: LimitingHs):
     return bootstrap_band(criteria, runs.extremes[near], found)
 
 
-def _cell(case, start, base, table: OperabilityTable, h: int, j: int) -> dict:
-    """Every phase's search at heading h and period j, on shared runs: plain numbers (a cell file's data)."""
-    runs = _Runs(case, start, dataclasses.replace(base, tp=table.tp[j], heading=math.radians(table.headings_deg[h])),
+def _runs(case, start, base, table: OperabilityTable, h: int, j: int) -> _Runs:
+    return _Runs(case, start, dataclasses.replace(base, tp=table.tp[j], heading=math.radians(table.headings_deg[h])),
                  table.criteria)
-    ev = Evaluations(runs)
+
+
+def _cell_data(runs: _Runs, table: OperabilityTable, found: list) -> dict:
+    """A cell's plain numbers (a cell file's data) from its phases' searches ``found``."""
     phases = []
-    for phase in table.phases:
-        found = limiting_hs(ev, [c.name for c in phase.criteria], table.search)
-        lo, hi = _band(runs, phase.criteria, found)
-        phases.append({"hs": found.hs, "low": lo, "high": hi, "status": found.status, "governing": found.governing})
+    for phase, f in zip(table.phases, found):
+        lo, hi = _band(runs, phase.criteria, f)
+        phases.append({"hs": f.hs, "low": lo, "high": hi, "status": f.status, "governing": f.governing})
     left = "; ".join(f"{what} (from Hs {hs_at:.2f} m)" for what, hs_at in sorted(runs.left.items()))
     return {"phases": phases, "runs": runs.count, "validity": left}
 
 
+def _cell(case, start, base, table: OperabilityTable, h: int, j: int) -> dict:
+    """Every phase's search at heading h and period j, on shared runs, one run at a time."""
+    runs = _runs(case, start, base, table, h, j)
+    ev = Evaluations(runs)
+    return _cell_data(runs, table, [limiting_hs(ev, [c.name for c in p.criteria], table.search) for p in table.phases])
+
+
+def _cells_together(case, start, base, table: OperabilityTable, cells: list, together: int) -> dict:
+    """Every phase's search of every cell ``(h, j)`` in ``cells`` in lock-step: each round, the Hs the searches
+    wait for, over all the cells, run as one program (:func:`jaxmbd.run.run_sea_states`) of ``together`` sea
+    states (the last padded, so one compiled program serves every round).  The same searches as
+    :func:`_cell`'s; the runs agree with its to round-off."""
+    runs = {c: _runs(case, start, base, table, *c) for c in cells}
+    cache: dict = {c: {} for c in cells}
+    waiting, found = [], {}  # waiting: [cell, phase index, search, the Hs (m) it waits for]
+    for c in cells:
+        for k, phase in enumerate(table.phases):
+            steps = search_steps(tuple(cr.name for cr in phase.criteria), table.search)
+            waiting.append([c, k, steps, round(next(steps), 12)])
+    while waiting:
+        still = []
+        for item in waiting:
+            c, k, steps, hs = item
+            try:
+                while hs in cache[c]:
+                    hs = round(steps.send(cache[c][hs]), 12)
+            except StopIteration as stop:
+                found[(c, k)] = stop.value
+                continue
+            item[3] = hs
+            still.append(item)
+        waiting = still
+        asked = sorted({(item[0], item[3]) for item in waiting})
+        for n in range(0, len(asked), together):
+            part = asked[n : n + together]
+            seas = [(hs, table.tp[j], math.radians(table.headings_deg[h])) for (h, j), hs in part]
+            for (c, hs), result in zip(part, run_sea_states(case, start, base, seas + [seas[-1]] * (together - len(seas)))):
+                cache[c][hs] = runs[c].record(hs, result)
+    return {c: _cell_data(runs[c], table, [found[(c, k)] for k in range(len(table.phases))]) for c in cells}
+
+
 def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, out_dir=None, process_index: int = 0,
-                   process_count: int = 1, force: bool = False, time_limit: float | None = None):
+                   process_count: int = 1, force: bool = False, time_limit: float | None = None, together: int | None = None):
     """The limiting Hs (m) of every phase at every heading and period of ``table`` for a loaded file
     ``case``, with the governing criterion, the 90 % band from the realisations, the status of each
     search, its runs, and the operational limit (alpha applied); an ``xarray.Dataset``.
@@ -226,7 +272,14 @@ def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, 
     take the cells already computed for the same study: a study resumes.  ``process_index`` of
     ``process_count`` processes computes the cells k with k mod count = index; the table comes back (from
     any process) once every cell is on disk, else None.  ``time_limit`` (s): stop with the estimate where the
-    cells computed so far project this process's share past it (:class:`jaxmbd.run.TimeBudget`)."""
+    cells computed so far project this process's share past it (:class:`jaxmbd.run.TimeBudget`).
+
+    ``together``: the sea states run as one program.  1 (the default on a CPU, which gains nothing from
+    batching): each cell's searches one run at a time, a cell file as each cell ends; n > 1 (the default
+    on an accelerator: every cell of the table, n = headings x periods): every cell's searches in lock-step
+    (:func:`_cells_together`), each round's runs n at a time, the cell files when every cell has ended;
+    a run without phases only.  Both give the same table to round-off; within one setting a split over
+    processes and a resume give the same bits."""
     import xarray as xr
 
     from .cells import cell_key, cell_path, mine, read_cell, write_cell
@@ -243,12 +296,16 @@ def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, 
     found = [read(k) for k in range(total)]  # every cell decided before any is computed, as a sweep does
     todo = [k for k in range(total) if found[k] is None and mine(k, process_index, process_count)]
     budget = TimeBudget(time_limit, f"the study's {len(todo)} cell(s) to compute (heading x period)", resumable=out_dir is not None)
+    if together is None:
+        together = 1 if jax.default_backend() == "cpu" or getattr(case, "scenario", None) else total
+    together_found = _cells_together(case, start, base, table, [where[k] for k in todo], together) if together > 1 and todo else {}
     for n, k in enumerate(todo, 1):
-        found[k] = _cell(case, start, base, table, *where[k])
+        found[k] = together_found[where[k]] if together > 1 else _cell(case, start, base, table, *where[k])
         if out_dir is not None:
             write_cell(cell_path(out_dir, *where[k]), keys[k], found[k])
             found[k] = read(k, force=False)  # as every later reader sees it
-        budget(n, len(todo))
+        if together == 1:
+            budget(n, len(todo))
         if progress is not None:
             progress(n, len(todo))
     found = [cell if cell is not None else read(k) for k, cell in enumerate(found)]  # other processes' cells meanwhile

@@ -99,16 +99,17 @@ def _g(m: dict, names) -> float:
 
 
 def _bracket(f, names, s: Search, history):
-    """(a, ga, b, gb) with ga >= 0 > gb, or a status string when the range ends first."""
+    """(a, ga, b, gb) with ga >= 0 > gb, or a status string when the range ends first; ``f(hs)`` a
+    generator step (``yield from``) that gives the margins at ``hs``."""
     hs = s.hs_start
-    g = _g(f(hs), names)
+    g = _g((yield from f(hs)), names)
     history.append((hs, g))
     step = s.factor if g >= 0 else 1.0 / s.factor
     while len(history) < s.max_evaluations:
         nxt = min(hs * step, s.hs_max) if step > 1 else max(hs * step, s.hs_min)
         if nxt == hs:
             return "above" if g >= 0 else "below"
-        gn = _g(f(nxt), names)
+        gn = _g((yield from f(nxt)), names)
         history.append((nxt, gn))
         if (g >= 0) != (gn >= 0):
             return (hs, g, nxt, gn) if g >= 0 else (nxt, gn, hs, g)
@@ -116,24 +117,29 @@ def _bracket(f, names, s: Search, history):
     raise InputError(f"limiting Hs: no sign change of the margin in {s.max_evaluations} runs from {s.hs_start} m")
 
 
-def limiting_hs(margins_at, names=None, search: Search | None = None) -> LimitingHs:
-    """The largest Hs (m) at which every criterion ``names`` (None: every key ``margins_at`` returns)
-    holds; ``margins_at(hs) -> {criterion name: relative margin}`` (or an :class:`Evaluations`)."""
-    s = search or Search()
-    f = margins_at if isinstance(margins_at, Evaluations) else Evaluations(margins_at)
-    names = tuple(names) if names is not None else tuple(f(s.hs_start))
+def _ask(hs):
+    """One evaluation inside a search: yields the Hs (m), receives its margins."""
+    return (yield float(hs))
+
+
+def search_steps(names, search: Search):
+    """The root search as a generator: it yields each Hs (m) it needs and is sent that Hs's margins
+    ``{criterion: margin}``; it returns the :class:`LimitingHs`.  :func:`limiting_hs` drives one;
+    :func:`jaxmbd.operability.job.limiting_table` drives every cell's in lock-step, each round of
+    evaluations one batched program."""
+    s, f = search, _ask
     history: list = []
-    found = _bracket(f, names, s, history)
+    found = yield from _bracket(f, names, s, history)
     if isinstance(found, str):
         hs = s.hs_max if found == "above" else s.hs_min
-        m = f(hs)
+        m = yield from f(hs)
         return LimitingHs(hs, found, min(names, key=lambda n: m[n]), {n: m[n] for n in names}, math.nan,
                           (hs, hs), tuple(history))
     a, ga, b, gb = found
     side = 0
     while abs(b - a) > s.tolerance and len(history) < s.max_evaluations:
         c = b - gb * (b - a) / (gb - ga)
-        gc = _g(f(c), names)
+        gc = _g((yield from f(c)), names)
         history.append((c, gc))
         if gc >= 0:
             a, ga = c, gc
@@ -145,12 +151,32 @@ def limiting_hs(margins_at, names=None, search: Search | None = None) -> Limitin
             if side == -1:
                 ga *= 0.5
             side = -1
-    ga_true, gb_true = _g(f(a), names), _g(f(b), names)
+    ga_true, gb_true = _g((yield from f(a)), names), _g((yield from f(b)), names)
     hs = a - ga_true * (b - a) / (gb_true - ga_true)
     near = a if abs(ga_true) <= abs(gb_true) else b
-    m = f(near)
+    m = yield from f(near)
     return LimitingHs(float(hs), "root", min(names, key=lambda n: m[n]), {n: m[n] for n in names},
                       float((gb_true - ga_true) / (b - a)), (float(a), float(b)), tuple(history))
+
+
+def drive(steps, margins_at):
+    """Run one search generator (:func:`search_steps`) to its answer, ``margins_at(hs)`` giving each
+    evaluation."""
+    try:
+        hs = next(steps)
+        while True:
+            hs = steps.send(margins_at(hs))
+    except StopIteration as stop:
+        return stop.value
+
+
+def limiting_hs(margins_at, names=None, search: Search | None = None) -> LimitingHs:
+    """The largest Hs (m) at which every criterion ``names`` (None: every key ``margins_at`` returns)
+    holds; ``margins_at(hs) -> {criterion name: relative margin}`` (or an :class:`Evaluations`)."""
+    s = search or Search()
+    f = margins_at if isinstance(margins_at, Evaluations) else Evaluations(margins_at)
+    names = tuple(names) if names is not None else tuple(f(s.hs_start))
+    return drive(search_steps(names, s), f)
 
 
 def bootstrap_band(criteria, kept: dict, found: LimitingHs, *, level: float = 0.9, n: int = 400, seed: int = 0):
