@@ -135,14 +135,23 @@ def test_a_file_without_an_operability_table_is_one_line(tmp_path, capsys):
     assert "expected an [operability] table" in err and "\n" not in err
 
 
-def test_cells_split_over_two_processes_or_resumed_give_bitwise_the_same_table(tmp_path):
-    """One process; two processes taking every other cell (the first returns None, the second the table); and
-    one run killed after its first cell (the file of the second removed) and resumed: every variable bitwise."""
+@pytest.fixture(scope="module")
+def two_cells(tmp_path_factory):
+    """A small study of two cells, one process, kept in a folder: (loaded, table, its result, the folder)."""
     import dataclasses
 
     loaded = load_system(SMALL_LIFT)
     op = dataclasses.replace(loaded.operability, headings_deg=(180.0,), tp=(6.0, 10.0), n_realisations=2, duration=60.0)
-    one = limiting_table(loaded, op, out_dir=tmp_path / "one")
+    out = tmp_path_factory.mktemp("two_cells")
+    return loaded, op, limiting_table(loaded, op, out_dir=out / "one"), out
+
+
+def test_cells_split_over_two_processes_or_resumed_give_bitwise_the_same_table(two_cells):
+    """One process; two processes taking every other cell (the first returns None, the second the table); and
+    one run killed after its first cell (the file of the second removed) and resumed: every variable bitwise."""
+    import dataclasses
+
+    loaded, op, one, tmp_path = two_cells
     assert limiting_table(loaded, op, out_dir=tmp_path / "two", process_index=0, process_count=2) is None
     two = limiting_table(loaded, op, out_dir=tmp_path / "two", process_index=1, process_count=2)
     (tmp_path / "one" / "cells" / "cell_h00_t001.json").unlink()
@@ -155,16 +164,12 @@ def test_cells_split_over_two_processes_or_resumed_give_bitwise_the_same_table(t
         limiting_table(loaded, changed, out_dir=tmp_path / "one")
 
 
-def test_the_cells_in_lock_step_agree_with_one_at_a_time_and_split_bitwise(tmp_path):
+def test_the_cells_in_lock_step_agree_with_one_at_a_time_and_split_bitwise(two_cells, tmp_path):
     """Every cell's searches in lock-step, each round's runs as one program (``together``, an accelerator's
     default): the same searches as one run at a time (same run counts and governing criteria; limits and
     bands to 1e-9 relative, the round-off of a vmapped program against a single one), and split over two
     processes the same bits as one process."""
-    import dataclasses
-
-    loaded = load_system(SMALL_LIFT)
-    op = dataclasses.replace(loaded.operability, headings_deg=(180.0,), tp=(6.0, 10.0), n_realisations=2, duration=60.0)
-    one = limiting_table(loaded, op, together=1)
+    loaded, op, one, _ = two_cells
     both = limiting_table(loaded, op, together=2, out_dir=tmp_path / "one")
     for name in ("runs", "governing", "status"):
         assert np.array_equal(one[name].values, both[name].values), name
