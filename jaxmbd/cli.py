@@ -267,8 +267,7 @@ def _report_scenario(args, loaded, res, out) -> int:
 
 
 def _plot_scenario(runs, names, path: Path) -> Path:
-    """The reported outputs against time, one panel each, every realisation, the phases of the first
-    shaded and named."""
+    """The reported outputs against time, a panel each, every realisation, the first's phases shaded and named."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -456,7 +455,7 @@ def _stability(args) -> int:
                 stem = out / f"{el.name}_{body}_{axis}"
                 stem.with_suffix(".txt").write_text(c.table())
                 fig, ax = plt.subplots(figsize=(8, 4.5))
-                ax.plot(c.heel_deg, c.gz, color="tab:blue", label="GZ (pressure integration, free trim)")
+                ax.plot(c.heel_deg, c.gz, color="tab:blue", label=f"GZ (pressure integration, free {'trim' if axis == 'roll' else 'heel'})")
                 ax.axhline(0.0, color="k", lw=0.6)
                 gz0 = float(np.interp(0.0, c.heel_deg, c.gz))
                 ax.plot(c.heel_deg, gz0 + c.gm * np.radians(c.heel_deg), ls=":", color="tab:gray",
@@ -465,10 +464,11 @@ def _stability(args) -> int:
                         label=f"max righting arm {c.max_gz:.3f} m (weaker side)")
                 if c.equilibrium_heel_deg is not None and abs(c.equilibrium_heel_deg) > 1e-3:
                     ax.axvline(c.equilibrium_heel_deg, color="tab:green", ls="--", lw=1, label=f"static list {c.equilibrium_heel_deg:.2f} deg")
-                for angle, label, colour in ((c.deck_edge_immersion_deg, "deck-edge immersion", "tab:orange"),
-                                             (c.vanishing_stability_deg, "vanishing stability", "tab:red")):
+                under = c.deck_edge_immersion_deg == 0.0  # the deck edge is under water already upright (see the printout)
+                for angle, label, colour in ((c.deck_edge_immersion_deg, "deck edge under water upright" if under else "deck-edge immersion",
+                                              "tab:orange"), (c.vanishing_stability_deg, "vanishing stability", "tab:red")):
                     if angle is not None:
-                        ax.axvline(angle, color=colour, ls="--", lw=1, label=f"{label} {angle:.1f} deg")
+                        ax.axvline(angle, color=colour, ls="--", lw=1, label=label if "upright" in label else f"{label} {angle:.1f} deg")
                 ax.set_ylim(1.2 * min(-0.1 * c.max_gz, float(np.min(c.gz))), 1.2 * max(c.max_gz, float(np.max(c.gz)), 1e-3))
                 ax.set_xlabel(f"{'heel' if axis == 'roll' else 'trim'} (deg)")
                 ax.set_ylabel("righting arm GZ (m)")
@@ -479,7 +479,7 @@ def _stability(args) -> int:
                 fig.savefig(stem.with_suffix(".png"), dpi=110)
                 plt.close(fig)
                 deck = _angle(c.deck_edge_immersion_deg)
-                if c.deck_edge_immersion_deg == 0.0:
+                if under:
                     other = "heel" if axis == "pitch" else "trim"
                     deck = f"under water already upright (the free {other} puts it there)"
                 print(f"{body} ({axis}): GM {c.gm:.3f} m, static list {_angle(c.equilibrium_heel_deg)}, "
