@@ -442,13 +442,13 @@ SIMULATION_KEYS = keys(
     Key("duration", "number", "s", doc="> 0; with a `[scenario]` its phases set a run's length and this key is "
         "only the length of a `[sweep]`'s plain runs (refused without a `[sweep]`)", default_text="required (but with a "
         "`[scenario]`)"),
-    Key("save_dt", "number", "s", None, "output interval: a multiple of `dt` that divides the duration.  With a fixed "
-        "step, the tensions, hook loads and every output a range of validity bounds are also taken at every step (their "
+    Key("save_dt", "number", "s", None, "output interval: a multiple of `dt` that divides the duration.  In a run without "
+        "phases with a fixed step, the tensions, hook loads and every output a range of validity bounds are also taken at every step (their "
         "largest, smallest and mean values and slack spells between the saves, `<output>_max_between` etc. in the result "
         "file): their maxima, ranges and slack counts do not depend on it; other outputs' maxima are taken over the saved "
-        "states, so a coarse interval clips their peaks (a 9 s wave sampled every 0.5 s: up to 1.5 % of the wave-induced "
-        "part)", "about duration / 2000, at most 0.5 s, a multiple of `dt` dividing the duration "
-        "(`jaxmbd.simulation.default_save_dt`)"),
+        "states (and a `[scenario]`'s phases read every output there), so a coarse interval clips their peaks (a 9 s wave "
+        "sampled every 0.5 s: up to 1.5 % of the wave-induced part)",
+        "about duration / 2000, at most 0.5 s, a multiple of `dt` dividing the duration (`jaxmbd.simulation.default_save_dt`)"),
     Key("method", "string", "", default_of(Integrator, "method"), "`rk4`, `tsit5`, `dopri5`, `dopri8`, `heun`, `euler`"),
     Key("dt", "number", "s", default_of(Integrator, "dt"), "fixed step (required for `rk4`), held against the stiffest mode "
         "the elements state at q0 (a rope's bounce, a fender's or a linear mooring's stiffness on the masses they move, "

@@ -163,15 +163,16 @@ class Problem:
             waves = system.waves.realise(key) if key is not None else system.waves.realise(jax.random.key(0))
         return rollout(system, y0, self.ts, integrator=self.integrator, waves=waves, params=self.params, lazy=lazy)
 
-    def run_extremes(self, system, y0, key, names):
+    def run_extremes(self, system, y0, key, names, track):
         """{name: (samples, max, min, mean, states)} of the outputs ``names`` of one run, each (n_saves,): the
-        values at the saves and, for those the run tracks at every step
-        (:meth:`jaxmbd.system.System.tracked_outputs`), their largest, smallest and mean values over the
-        ``states`` steps from each save to the next (the others: the samples, and one state)."""
+        values at the saves and, for those in ``track`` (taken at every step: ``names`` that
+        :meth:`jaxmbd.system.System.tracked_outputs` gives, found before ``system`` is traced), their largest,
+        smallest and mean values over the ``states`` steps from each save to the next (the others: the samples,
+        and one state)."""
         waves = None
         if system.waves is not None:
             waves = system.waves.realise(key) if key is not None else system.waves.realise(jax.random.key(0))
-        track = tuple(n for n in names if n in system.tracked_outputs())
+        track = tuple(n for n in names if n in track)
         (ys, _, ds), ext = solve_with_extremes(system, y0, self.ts, self.integrator, waves, self.params, True, track)
         outs = outputs_of(system, self.ts, ys, waves, self.params, lazy=True, dynamics=ds)
         ext = ext or {}

@@ -133,6 +133,7 @@ def _compile(problem: Problem, criteria, paths, seconds):
     """(margins(system, q0, keys, hs, values), jacobian(system, q0, keys, [hs, values...])), jitted; the save
     times and the step are the problem's (the compile's key holds them)."""
     outputs = sorted({c.output for c in criteria})
+    track = problem.system.tracked_outputs()  # of the concrete system: its ranges read numbers
 
     def margins(system, q0, keys, hs, values):
         for path in paths:
@@ -142,7 +143,7 @@ def _compile(problem: Problem, criteria, paths, seconds):
         y0 = prob.initial_state(system)
 
         # the criteria's outputs at the saves and, where tracked, their extremes at every step (as jaxmbd.run's)
-        runs = jax.vmap(lambda key: prob.run_extremes(system, y0, key, outputs))(keys)
+        runs = jax.vmap(lambda key: prob.run_extremes(system, y0, key, outputs, track))(keys)
         return jnp.stack([margin_of(c, *extremes(c, runs[c.output][0], jnp.ones(runs[c.output][0].shape, bool),
                                                  between=runs[c.output][1:]), seconds)
                           for c in criteria])
