@@ -29,8 +29,8 @@ class Result:
     phase k + 1).  ``excursions``: the ranges of validity the run left (:mod:`jaxmbd.validity`);
     ``attrs``: the run's attributes (source file, seed, realisations, duration), assembled by
     :func:`jaxmbd.run.run`.  ``between``: for the outputs a fixed-step run tracks at every step
-    (:meth:`jaxmbd.system.System.tracked_outputs`), ``{name: {"max", "min"[, "slack_entries",
-    "slack_seconds"]}}``, each
+    (:meth:`jaxmbd.system.System.tracked_outputs`), ``{name: {"max", "min", "mean", "states"[, "slack_entries",
+    "slack_seconds", "max_once_slack"]}}`` (:func:`jaxmbd.simulation.solve_with_extremes`), each
     shaped as the output, over the steps from each save to the next (the last save: its own state), so
     maxima, ranges and slack spells do not depend on the save step (:meth:`series_extremes`)."""
 

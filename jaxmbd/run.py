@@ -228,8 +228,20 @@ def run_sea_states(case, start: Start, settings: RunSettings, seas) -> list[Resu
     if problem:
         raise RunError(f"{system.name}: {problem}")
     n = settings.n_realisations or 1
-    results = simulate_sea_states(system, settings.duration, hs, tp, heading, key=settings.prng_key(), n_realisations=n,
-                                  save_dt=settings.save_dt, integrator=settings.integrator, q0=start.q, v0=start.v, z0=start.z)
+    if not settings.duration or not settings.duration > 0:
+        raise RunError(f"{system.name}: a run needs a duration > 0 s, got {settings.duration}")
+    everything = dataclasses.replace(settings, n_realisations=n * len(seas))  # one program holds them all
+    problem = size_problem(system, everything)
+    if problem:
+        raise RunError(f"{system.name}: {len(seas)} sea states x {n} realisations in one program: {problem}")
+    try:
+        results = simulate_sea_states(system, settings.duration, hs, tp, heading, key=settings.prng_key(), n_realisations=n,
+                                      save_dt=settings.save_dt, integrator=settings.integrator, q0=start.q, v0=start.v, z0=start.z)
+    except Exception as exc:
+        if not out_of_memory(exc):
+            raise
+        raise RunError(f"{system.name}: out of memory running {len(seas)} sea states x {n} realisations in one program "
+                       f"(fewer together: limiting_table(together=...)); {run_sizes(system, everything)}") from None
     for r in results:
         r.excursions = (validity.check(r.system, r.time, r.outputs, True, r.between) + validity.check_sea(r.system.waves, n)
                         + validity.check_step(stiffest, settings.integrator, n))
@@ -444,8 +456,9 @@ SIMULATION_KEYS = keys(
         "`[scenario]`)"),
     Key("save_dt", "number", "s", None, "output interval: a multiple of `dt` that divides the duration.  In a run without "
         "phases with a fixed step, the tensions, hook loads and every output a range of validity bounds are also taken at every step (their "
-        "largest, smallest and mean values and slack spells between the saves, `<output>_max_between` etc. in the result "
-        "file): their maxima, ranges and slack counts do not depend on it; other outputs' maxima are taken over the saved "
+        "largest, smallest and mean values and slack spells between the saves; the largest and smallest, slack entries "
+        "and time in the result file, `<output>_max_between` etc.): their maxima, ranges and slack counts do not depend on "
+        "it; other outputs' maxima (and a range on a function of a whole vector output) are taken over the saved "
         "states (and a `[scenario]`'s phases read every output there), so a coarse interval clips their peaks (a 9 s wave "
         "sampled every 0.5 s: up to 1.5 % of the wave-induced part)",
         "about duration / 2000, at most 0.5 s, a multiple of `dt` dividing the duration (`jaxmbd.simulation.default_save_dt`)"),

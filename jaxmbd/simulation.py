@@ -135,9 +135,10 @@ def _fixed_step_solve(system, y0, t0, dt, n_windows, steps_per_window, forcing, 
     largest and smallest values are taken at every step, from the first stage's evaluation of the
     right-hand side (at the step's start), and whose entries into slack (below :data:`SLACK_FRACTION` of
     their value at the start of the run; tensions and hook loads) and time slack are counted: a third
-    output, per save k, ``{name: (max, min, mean, states, entries, seconds slack)}`` over the ``states``
-    steps' states in [t_k, t_k+1) (the last save: its own state; entries and seconds None for outputs that
-    are no tension)."""
+    output, per save k, ``{name: (max, min, mean, states, entries, seconds slack, max once slack)}`` over the
+    ``states`` steps' states in [t_k, t_k+1) (the last save: its own state; the last three None for outputs
+    that are no tension; "max once slack": the largest value from the run's first slack step on, -inf
+    before it)."""
     tableau = _tableau(method)
     model = system.model
     c = tableau[0]
@@ -171,7 +172,7 @@ def _fixed_step_solve(system, y0, t0, dt, n_windows, steps_per_window, forcing, 
     slack = tuple(n for n in names if n.endswith(("/tension", "/hook_load")))
 
     def window(carry, ks):
-        y, first, was = carry  # first: the tracked values at the run's start; was: slack at the last step
+        y, first, was = carry  # first: the tracked values at the run's start; was: (slack at the last step, ever slack)
         k, on = ks
         h = jnp.where(on == 1, dt, 0.0)  # weakly typed, as dt: a float32 state stays float32
 
@@ -185,33 +186,37 @@ def _fixed_step_solve(system, y0, t0, dt, n_windows, steps_per_window, forcing, 
             if names:  # this step's start: every tracked value, and the slack entries
                 x = system.tracked_values(t, y, forcing, names)
                 first = {n: jnp.where((k == 0) & (j == 0), x[n], first[n]) for n in names}
-                now = {n: x[n] < SLACK_FRACTION * first[n] for n in slack}
-                mx, mn, entries, steps, total, count = ext
+                now = {n: (x[n] < SLACK_FRACTION * first[n]) & (first[n] > 0) for n in slack}
+                ever = {n: was[1][n] | now[n] for n in slack}
+                mx, mn, entries, steps, total, count, after = ext
                 w = (on == 1) | (j == 0)  # every step's start once; the closing window its one state
                 ext = ({n: jnp.maximum(mx[n], x[n]) for n in names}, {n: jnp.minimum(mn[n], x[n]) for n in names},
-                       {n: entries[n] + (now[n] & ~was[n] & (first[n] > 0)) for n in slack},
-                       {n: steps[n] + (now[n] & (first[n] > 0) & (on == 1)) for n in slack},
-                       {n: total[n] + jnp.where(w, x[n], 0.0) for n in names}, count + w)
-                was = now
+                       {n: entries[n] + (now[n] & ~was[0][n]) for n in slack},
+                       {n: steps[n] + (now[n] & (on == 1)) for n in slack},
+                       {n: total[n] + jnp.where(w, x[n], 0.0) for n in names}, count + w,
+                       {n: jnp.maximum(after[n], jnp.where(ever[n], x[n], -jnp.inf)) for n in slack})
+                was = (now, ever)
             q, v, z = yn
             return ((model.normalise(q), v, z), d, first, was, ext), None
 
         d0 = (jax.tree_util.tree_map(jnp.zeros_like, y), aux0) if dynamics else None
         ext0 = ({n: jnp.full((), -jnp.inf, zero[n].dtype) for n in names}, {n: jnp.full((), jnp.inf, zero[n].dtype) for n in names},
                 {n: jnp.zeros((), jnp.int32) for n in slack}, {n: jnp.zeros((), jnp.int32) for n in slack},
-                {n: jnp.zeros((), zero[n].dtype) for n in names}, jnp.zeros((), jnp.int32))
+                {n: jnp.zeros((), zero[n].dtype) for n in names}, jnp.zeros((), jnp.int32),
+                {n: jnp.full((), -jnp.inf, zero[n].dtype) for n in slack})
         (y, d, first, was, ext), _ = jax.lax.scan(inner, (y, d0, first, was, ext0), jnp.arange(steps_per_window))
         return (y, first, was), (y, d, ext)
 
     ks = (jnp.arange(n_out), jnp.asarray([1] * n_windows + [0] * (n_out - n_windows)))
     if checkpoint == "auto":
         checkpoint = "steps" if _stage_bytes(y0, n_windows * steps_per_window, len(tableau[2])) <= STAGE_MEMORY_BUDGET else "saves"
-    start = ({n: jnp.zeros((), zero[n].dtype) for n in names}, {n: jnp.zeros((), bool) for n in slack})
+    start = ({n: jnp.zeros((), zero[n].dtype) for n in names}, ({n: jnp.zeros((), bool) for n in slack},) * 2)
     _, (ys, ds, ext) = jax.lax.scan(jax.checkpoint(window) if checkpoint == "saves" else window, (y0, *start), ks)
     ys = jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a[None], b[:n_windows]]), y0, ys)
     if track:
-        mx, mn, entries, steps, total, count = ext
-        return ys, ds, {n: (mx[n], mn[n], total[n] / count, count) + ((entries[n], steps[n] * dt) if n in entries else (None, None))
+        mx, mn, entries, steps, total, count, after = ext
+        return ys, ds, {n: (mx[n], mn[n], total[n] / count, count)
+                        + ((entries[n], steps[n] * jnp.asarray(dt, mx[n].dtype), after[n]) if n in entries else (None, None, None))
                         for n in names}
     return (ys, ds) if dynamics else ys
 
@@ -324,8 +329,9 @@ def solve(system: System, y0, ts, *, integrator: Integrator = Integrator(), wave
 def solve_with_extremes(system, y0, ts, integrator, waves, params, dynamics, track):
     """``(Solution, extremes)``: :func:`solve`, and with fixed steps and ``dynamics`` the outputs that
     ``track`` names (scalar outputs of force elements) at every step, ``{name: (max, min, mean, states,
-    slack entries, seconds slack)}`` per save over the ``states`` steps from it to the next (the last save:
-    its own state; the slack counts None for outputs that are no tension or hook load), else None.
+    slack entries, seconds slack, max once slack)}`` per save over the ``states`` steps from it to the next
+    (the last save: its own state; the slack figures None for outputs that are no tension or hook load),
+    else None.
     Pure and differentiable, as :func:`solve`."""
     try:
         duration = float(ts[-1] - ts[0])
@@ -463,9 +469,10 @@ def simulate(
     batch.  Realisation r always gets the r-th key of ``jax.random.split(key,
     n_realisations)``, whatever the chunking, so results do not depend on it.
 
-    ``between`` (fixed steps): the tensions, hook loads and every output a range of validity bounds are
-    also taken at every step, their largest and smallest values, mean and slack spells between the saves
-    (``Result.between``), so that maxima and ranges do not depend on the save step; False: at the saves only.
+    ``between`` (fixed steps): the tensions, hook loads and every output (or component) a range of validity
+    bounds are also taken at every step (:meth:`~jaxmbd.system.System.tracked_outputs`): their largest and
+    smallest values, mean and slack spells between the saves (``Result.between``), so that maxima and ranges
+    do not depend on the save step; False: at the saves only.
     """
     integrator = integrator or Integrator()
     if not duration > 0:
@@ -548,7 +555,8 @@ def simulate_sea_states(system: System, duration: float, hs, tp, heading, *, key
     integrator = dataclasses.replace(integrator, max_steps=integrator.steps_for(duration))
     track = system.tracked_outputs() if between else ()
     keys = jax.random.split(key, n_realisations)
-    ys, ok, outs, ext = _solve_seas(system, y0, tuple(map(float, ts)), keys, jnp.asarray(hs), jnp.asarray(tp), jnp.asarray(heading),
+    like = jnp.result_type(system.waves.spectrum.hs)  # the sea's own float type: a float32 system stays float32
+    ys, ok, outs, ext = _solve_seas(system, y0, tuple(map(float, ts)), keys, *(jnp.asarray(x, like) for x in (hs, tp, heading)),
                                     integrator=integrator, params=None, track=track)
     ys, ok, outs, ext = jax.tree_util.tree_map(np.asarray, (ys, ok, outs, ext))
     results = []
@@ -566,14 +574,15 @@ def simulate_sea_states(system: System, duration: float, hs, tp, heading, *, key
 
 def _between(ext) -> dict:
     """The run's extremes between the saves as plain arrays: ``{name: {"max", "min", "mean", "states"[,
-    "slack_entries", "slack_seconds"]}}``."""
+    "slack_entries", "slack_seconds", "max_once_slack"]}}``."""
     if not ext:
         return {}
     out = {}
-    for name, (mx, mn, mean, states, entries, seconds) in ext.items():
+    for name, (mx, mn, mean, states, entries, seconds, after) in ext.items():
         out[name] = {"max": np.asarray(mx), "min": np.asarray(mn), "mean": np.asarray(mean), "states": np.asarray(states)}
         if entries is not None:
-            out[name] |= {"slack_entries": np.asarray(entries), "slack_seconds": np.asarray(seconds)}
+            out[name] |= {"slack_entries": np.asarray(entries), "slack_seconds": np.asarray(seconds),
+                          "max_once_slack": np.asarray(after)}
     return out
 
 

@@ -455,7 +455,7 @@ class System(eqx.Module):
         """Outputs whose largest and smallest values a fixed-step run takes at every step, not only at the
         saves (:func:`jaxmbd.simulation.simulate`): every force element's output, or component of one
         (``hydro/eta[3]``), that one of its ranges of validity bounds, and every tension and hook load; those
-        that are scalars are kept (:meth:`rhs_and_tracked`).  A range on a function of a whole vector output
+        that are scalars are kept (:meth:`tracked_values`).  A range on a function of a whole vector output
         (its ``transform``) and the loops' outputs (they need the loops' solve) stay at the saves."""
         names = set()
         for f in self.forces:

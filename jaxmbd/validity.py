@@ -149,9 +149,12 @@ def check(system, time, outputs: dict, batched: bool, between: dict | None = Non
                             else np.min(lo))
             after = spells = None
             if r.lower_fraction_of_start is not None:  # the largest value once slack, over the start's
-                after = float(max(np.max(hr[np.argmax(o):]) / xr[0] for hr, xr, o in zip(hi[rows], x[rows], out[rows])))
                 if b is not None and "slack_entries" in b and r.lower_fraction_of_start == SLACK_FRACTION:
-                    spells = int(np.sum(b["slack_entries"]))
+                    spells = int(np.sum(b["slack_entries"]))  # and the largest value from the first slack step on
+                    once = np.reshape(np.asarray(b["max_once_slack"], float), x.shape)[rows]
+                    after = float(max(np.max(o) / xr[0] for o, xr in zip(once, x[rows])))
+                else:
+                    after = float(max(np.max(hr[np.argmax(o):]) / xr[0] for hr, xr, o in zip(hi[rows], x[rows], out[rows])))
             fraction = float(out.mean())
             if spells is not None and t.size > 1:  # the time slack, counted at every step
                 fraction = float(np.sum(b["slack_seconds"]) / (x.shape[0] * (t[-1] - t[0])))

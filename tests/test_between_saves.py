@@ -69,6 +69,9 @@ def test_the_maxima_minima_and_slack_spells_do_not_depend_on_the_save_step(runs)
     assert ex[0].fraction == pytest.approx(ex[1].fraction, rel=1e-9)
     assert ex[0].after_exit == pytest.approx(ex[1].after_exit, rel=1e-9) and ex[0].extreme == pytest.approx(ex[1].extreme, abs=1e-6)
     assert ex[1].first_time <= ex[0].first_time < ex[1].first_before
+    # the snap: the largest tension from each rope's first slack step on, over its start value (every step saved)
+    snap = max(float(np.max(xr[np.argmax(xr < 0.1 * xr[0]):]) / xr[0]) for xr in x if np.any(xr < 0.1 * xr[0]))
+    assert ex[1].after_exit == pytest.approx(snap, rel=1e-9)
     settings = SweepSettings(hs=[HS], tp=[6.0], limits={}, duration=DURATION, n_realisations=3, save_dt=1.0,
                              integrator=loaded.integrator)
     np.testing.assert_allclose(*(cell_maxima(r, settings, 0, 0)["hoist__tension"].values for r in (fine, coarse)), rtol=1e-9)

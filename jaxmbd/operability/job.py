@@ -228,11 +228,12 @@ def _cell(case, start, base, table: OperabilityTable, h: int, j: int) -> dict:
     return _cell_data(runs, table, [limiting_hs(ev, [c.name for c in p.criteria], table.search) for p in table.phases])
 
 
-def _cells_together(case, start, base, table: OperabilityTable, cells: list, together: int) -> dict:
+def _cells_together(case, start, base, table: OperabilityTable, cells: list, together: int):
     """Every phase's search of every cell ``(h, j)`` in ``cells`` in lock-step: each round, the Hs the searches
     wait for, over all the cells, run as one program (:func:`jaxmbd.run.run_sea_states`) of ``together`` sea
     states (the last padded, so one compiled program serves every round).  The same searches as
-    :func:`_cell`'s; the runs agree with its to round-off."""
+    :func:`_cell`'s; the runs agree with its to round-off.  Yields ``(cell, data)`` as each cell's searches
+    end, after the round that ends them."""
     runs = {c: _runs(case, start, base, table, *c) for c in cells}
     cache: dict = {c: {} for c in cells}
     waiting, found = [], {}  # waiting: [cell, phase index, search, the Hs (m) it waits for]
@@ -253,13 +254,15 @@ def _cells_together(case, start, base, table: OperabilityTable, cells: list, tog
             item[3] = hs
             still.append(item)
         waiting = still
+        busy = {item[0] for item in waiting}
+        for c in [c for c in runs if c not in busy]:  # every phase of the cell has its answer
+            yield c, _cell_data(runs.pop(c), table, [found[(c, k)] for k in range(len(table.phases))])
         asked = sorted({(item[0], item[3]) for item in waiting})
         for n in range(0, len(asked), together):
             part = asked[n : n + together]
             seas = [(hs, table.tp[j], math.radians(table.headings_deg[h])) for (h, j), hs in part]
             for (c, hs), result in zip(part, run_sea_states(case, start, base, seas + [seas[-1]] * (together - len(seas)))):
                 cache[c][hs] = runs[c].record(hs, result)
-    return {c: _cell_data(runs[c], table, [found[(c, k)] for k in range(len(table.phases))]) for c in cells}
 
 
 def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, out_dir=None, process_index: int = 0,
@@ -275,11 +278,12 @@ def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, 
     cells computed so far project this process's share past it (:class:`jaxmbd.run.TimeBudget`).
 
     ``together``: the sea states run as one program.  1 (the default on a CPU, which gains nothing from
-    batching): each cell's searches one run at a time, a cell file as each cell ends; n > 1 (the default
-    on an accelerator: every cell of the table, n = headings x periods): every cell's searches in lock-step
-    (:func:`_cells_together`), each round's runs n at a time, the cell files when every cell has ended;
-    a run without phases only.  Both give the same table to round-off; within one setting a split over
-    processes and a resume give the same bits."""
+    batching, for a file with a [scenario] and for one without a fixed step dt): each cell's searches one run
+    at a time; n > 1 (the default otherwise, on an accelerator: every cell of the table, n = headings x
+    periods): every cell's searches in lock-step (:func:`_cells_together`), each round's runs n at a time.
+    Either way a cell's file is written, the progress reported and the time budget checked as each cell
+    ends.  Both give the same table to round-off; within one setting a split over processes and a resume
+    give the same bits."""
     import xarray as xr
 
     from .cells import cell_key, cell_path, mine, read_cell, write_cell
@@ -297,15 +301,18 @@ def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, 
     todo = [k for k in range(total) if found[k] is None and mine(k, process_index, process_count)]
     budget = TimeBudget(time_limit, f"the study's {len(todo)} cell(s) to compute (heading x period)", resumable=out_dir is not None)
     if together is None:
-        together = 1 if jax.default_backend() == "cpu" or getattr(case, "scenario", None) else total
-    together_found = _cells_together(case, start, base, table, [where[k] for k in todo], together) if together > 1 and todo else {}
-    for n, k in enumerate(todo, 1):
-        found[k] = together_found[where[k]] if together > 1 else _cell(case, start, base, table, *where[k])
+        plain = not getattr(case, "scenario", None) and base.integrator.dt is not None
+        together = total if plain and jax.default_backend() != "cpu" else 1
+    index = {where[k]: k for k in todo}
+    ending = (_cells_together(case, start, base, table, list(index), together) if together > 1 and todo
+              else ((where[k], _cell(case, start, base, table, *where[k])) for k in todo))
+    for n, (cell, data) in enumerate(ending, 1):
+        k = index[cell]
+        found[k] = data
         if out_dir is not None:
             write_cell(cell_path(out_dir, *where[k]), keys[k], found[k])
             found[k] = read(k, force=False)  # as every later reader sees it
-        if together == 1:
-            budget(n, len(todo))
+        budget(n, len(todo))
         if progress is not None:
             progress(n, len(todo))
     found = [cell if cell is not None else read(k) for k, cell in enumerate(found)]  # other processes' cells meanwhile

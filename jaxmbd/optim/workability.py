@@ -82,8 +82,8 @@ class LimitingHsModel:
         self.excursions = validity.check_sea(system.waves, len(keys))
         # one compiled program for every period and heading (their sea states are array leaves of the system)
         free = self.problem.equilibrium_free
-        shape = (self.criteria, self.paths, float(ts[0]), float(ts[-1]), len(ts), float(dt), len(keys), self.equilibrium_newton, self.seconds,
-                 None if free is None else tuple(np.asarray(free).tolist()))
+        shape = (self.criteria, self.paths, system.tracked_outputs(), float(ts[0]), float(ts[-1]), len(ts), float(dt), len(keys),
+                 self.equilibrium_newton, self.seconds, None if free is None else tuple(np.asarray(free).tolist()))
         if shape not in _COMPILED:
             _COMPILED[shape] = _compile(self.problem, self.criteria, self.paths, self.seconds)
         self._margins_of, self._jacobian_of = _COMPILED[shape]
