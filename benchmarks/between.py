@@ -12,8 +12,6 @@ the spread the range.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import platform
 import statistics
@@ -21,7 +19,7 @@ from datetime import date
 from pathlib import Path
 
 from .report import RESULTS, ROOT, assemble
-from .timing import spawn_child, spread
+from .timing import processes_or_child, spawn_child, spread
 
 FILE = "studies/floating_crane/system.toml"
 CASES = ("between", "saves")
@@ -61,17 +59,12 @@ def _case(arg: str) -> dict:
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--processes", type=int, default=None)
-    ap.add_argument("--child", metavar="CASE")
-    args = ap.parse_args(argv)
-    if args.child:
-        print("RESULT " + json.dumps(_case(args.child)))
+    got_args = processes_or_child(argv, _case, quick=1, full=3)
+    if got_args is None:
         return
+    args, n = got_args
     import jax
 
-    n = args.processes or (1 if args.quick else 3)
     duration = 60.0 if args.quick else 600.0
     got = {c: [] for c in CASES}
     for k in range(n):

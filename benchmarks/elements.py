@@ -12,15 +12,13 @@ speed reaches every case alike.  Every figure is the median over the processes w
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import platform
 import statistics
 from datetime import date
 
 from .report import RESULTS, assemble
-from .timing import spawn_child, spread
+from .timing import processes_or_child, spawn_child, spread
 
 CASES = ("rigid", "wire_rope", "wire_rope-6falls", "fender", "tugger_line", "morison-still", "morison-waves", "member-waves")
 
@@ -73,15 +71,10 @@ def _rhs(case: str) -> dict:
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--processes", type=int, default=None)
-    ap.add_argument("--child", metavar="CASE")
-    args = ap.parse_args(argv)
-    if args.child:
-        print("RESULT " + json.dumps(_rhs(args.child)))
+    got_args = processes_or_child(argv, _rhs, quick=2, full=5)
+    if got_args is None:
         return
-    n = args.processes or (2 if args.quick else 5)
+    args, n = got_args
     us = {c: [] for c in CASES}
     for _ in range(n):
         for c in CASES:

@@ -13,8 +13,6 @@ tests turn the backend's optimisations off, which the commands do not).
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import platform
 import statistics
@@ -22,7 +20,7 @@ from datetime import date
 from pathlib import Path
 
 from .report import RESULTS, ROOT, assemble
-from .timing import spawn_child, spread
+from .timing import processes_or_child, spawn_child, spread
 
 FILES = {"floating_crane": "studies/floating_crane/system.toml", "tuning_barge": "studies/tuning/barge_cargo.toml"}
 CASES = tuple(f"{name}:{how}" for name in FILES for how in ("differences", "exact"))
@@ -48,18 +46,13 @@ def _case(case: str) -> dict:
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--processes", type=int, default=None)
-    ap.add_argument("--child", metavar="CASE")
-    args = ap.parse_args(argv)
-    if args.child:
-        print("RESULT " + json.dumps(_case(args.child)))
+    got_args = processes_or_child(argv, _case, quick=2, full=5)
+    if got_args is None:
         return
+    args, n = got_args
     import jax
     import numpy as np
 
-    n = args.processes or (2 if args.quick else 5)
     secs, qs = {c: [] for c in CASES}, {}
     for _ in range(n):
         for c in CASES:

@@ -16,8 +16,6 @@ that process's median over repeated calls; the spread is the range over processe
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import platform
 import statistics
@@ -25,7 +23,7 @@ import time
 from datetime import date
 
 from .report import RESULTS, assemble
-from .timing import spawn_child, spread
+from .timing import processes_or_child, spawn_child, spread
 
 CASES = ("jaxmbd-vmap", "jaxmbd-scan", "moorpy")
 LUMPED_CASES = ("lumped-scan", "lumped-vmap", "moordyn")
@@ -188,15 +186,10 @@ def _case(case: str) -> dict:
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--processes", type=int, default=None)
-    ap.add_argument("--child", metavar="CASE")
-    args = ap.parse_args(argv)
-    if args.child:
-        print("RESULT " + json.dumps(_case(args.child)))
+    got_args = processes_or_child(argv, _case, quick=2, full=5)
+    if got_args is None:
         return
-    n = args.processes or (2 if args.quick else 5)
+    args, n = got_args
     us = {c: [] for c in CASES + LUMPED_CASES}
     for _ in range(n):
         for c in CASES + LUMPED_CASES:

@@ -19,8 +19,6 @@ compilation cache; the spread the range); realisations per second count every re
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import platform
 import statistics
@@ -29,7 +27,7 @@ from datetime import date
 from pathlib import Path
 
 from .report import RESULTS, ROOT, assemble
-from .timing import spawn_child, spread
+from .timing import processes_or_child, spawn_child, spread
 
 FILE = "jaxmbd/data/small_lift.toml"
 CASES = ("operability", "sweep")
@@ -80,21 +78,15 @@ def _case(case: str) -> dict:
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--processes", type=int, default=None)
-    ap.add_argument("--child", metavar="CASE")
-    ap.add_argument("--gpu", action="store_true")
-    args = ap.parse_args(argv)
-    if args.child:
-        print("RESULT " + json.dumps(_case(args.child)))
+    got_args = processes_or_child(argv, _case, quick=1, full=3, options=("--gpu",))
+    if got_args is None:
         return
+    args, n = got_args
     import jax
 
     if args.gpu:
         return _gpu()
 
-    n = args.processes or (1 if args.quick else 3)
     got = {c: [] for c in CASES}
     for _ in range(n):
         for c in CASES:

@@ -152,6 +152,26 @@ def spawn_child(module: str, case: str) -> dict:
     return json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:])
 
 
+def processes_or_child(argv, case, *, quick: int, full: int, options=()):
+    """The multi-process benchmarks' command line: ``--quick``, ``--processes N``, ``--child CASE`` and the
+    flags ``options`` names.  With ``--child`` it runs ``case(CASE)`` here, prints its ``RESULT {json}`` line
+    (what :func:`spawn_child` reads) and returns None; else ``(args, processes)``: N, or ``quick`` / ``full``."""
+    import argparse
+    import json
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--processes", type=int, default=None)
+    ap.add_argument("--child", metavar="CASE")
+    for flag in options:
+        ap.add_argument(flag, action="store_true")
+    args = ap.parse_args(argv)
+    if args.child:
+        print("RESULT " + json.dumps(case(args.child)))
+        return None
+    return args, args.processes or (quick if args.quick else full)
+
+
 def spread(xs, fmt="{:.3g}") -> str:
     """Median (min-max) of figures from several processes."""
     return f"{fmt.format(statistics.median(xs))} ({fmt.format(min(xs))}-{fmt.format(max(xs))})"
