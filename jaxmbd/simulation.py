@@ -477,11 +477,7 @@ def simulate(
     integrator = integrator or Integrator()
     if not duration > 0:
         raise InputError(f"duration must be > 0 s, got {duration}")
-    save_dt = save_dt or default_save_dt(duration, integrator.dt)
-    if integrator.dt:
-        save_dt = max(1, int(round(save_dt / integrator.dt))) * integrator.dt
-    n_save = int(np.floor(duration / save_dt + 1e-9)) + 1
-    ts = t0 + save_dt * np.arange(n_save)
+    ts = _save_times(duration, save_dt, integrator, t0)
     y0 = initial_state(system, q0, v0, z0)
     integrator = dataclasses.replace(integrator, max_steps=integrator.steps_for(duration))
     track = system.tracked_outputs() if integrator.dt is not None and between else ()
@@ -525,6 +521,14 @@ def simulate(
     return Result(system, np.asarray(ts), ys[0], ys[1], ys[2], outs, batched=True, between=_between(ext))
 
 
+def _save_times(duration: float, save_dt, integrator: Integrator, t0: float = 0.0) -> np.ndarray:
+    """The save times of a run: every ``save_dt`` (None: :func:`default_save_dt`; a multiple of a fixed step)."""
+    save_dt = save_dt or default_save_dt(duration, integrator.dt)
+    if integrator.dt:
+        save_dt = max(1, int(round(save_dt / integrator.dt))) * integrator.dt
+    return t0 + save_dt * np.arange(int(np.floor(duration / save_dt + 1e-9)) + 1)
+
+
 def sea_state_leaves(system: System, hs, tp, heading) -> System:
     """``system`` with its irregular sea's significant wave height ``hs`` (m), peak period ``tp`` (s) and mean
     direction ``heading`` (rad) replaced: array leaves only (traced values too), no checks
@@ -549,8 +553,7 @@ def simulate_sea_states(system: System, duration: float, hs, tp, heading, *, key
     if integrator.dt is None:
         raise InputError(f"{system.name}: sea states run in one program with a fixed step (dt)")
     hs, tp, heading = (np.atleast_1d(np.asarray(x, float)) for x in (hs, tp, heading))
-    save_dt = max(1, int(round((save_dt or default_save_dt(duration, integrator.dt)) / integrator.dt))) * integrator.dt
-    ts = save_dt * np.arange(int(np.floor(duration / save_dt + 1e-9)) + 1)
+    ts = _save_times(duration, save_dt, integrator)
     y0 = initial_state(system, q0, v0, z0)
     integrator = dataclasses.replace(integrator, max_steps=integrator.steps_for(duration))
     track = system.tracked_outputs() if between else ()
