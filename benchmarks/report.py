@@ -20,6 +20,7 @@ SECTIONS = (
     ("loops.md", "python -m benchmarks.loops"),
     ("equilibrium.md", "python -m benchmarks.equilibrium"),
     ("operability.md", "python -m benchmarks.operability"),
+    ("operability_phases.md", "python -m benchmarks.operability_phases"),
     ("versions.md", "python -m benchmarks.versions --base DIR"),
     ("targets.md", None),
 )

@@ -170,10 +170,10 @@ def run(case, start: Start | None = None, *, settings: RunSettings | None = None
 
     Keyword ``overrides`` (``hs``, ``tp``, ``heading``, ``seed``, ``key``, ``duration``, ``n_realisations``,
     ``save_dt``, ``integrator``) replace the file's settings.  A loaded file with a ``[scenario]`` (or a
-    ``scenario`` given) runs its phases, each realisation in turn, into one result with phases (batched
-    over realisations, each padded to the longest).  ``check``: hold the outputs against every element's
+    ``scenario`` given) runs its phases in every realisation (:data:`SCENARIO_BATCH` realisations as one
+    program) into one result with phases (each realisation padded to the longest).  ``check``: hold the outputs against every element's
     range of validity (:mod:`jaxmbd.validity`; the excursions go to ``result.excursions`` and the
-    attributes).  ``progress(done, total)`` after each batch of realisations (or each scenario realisation).
+    attributes).  ``progress(done, total)`` after each batch of realisations.
     ``time_limit`` (s): stop with the estimate where the realisations done project the run past it
     (:class:`TimeBudget`; the command line's limit is :data:`TIME_LIMIT_S`, lifted by ``--yes``)."""
     system = getattr(case, "system", case)
@@ -214,12 +214,11 @@ def run(case, start: Start | None = None, *, settings: RunSettings | None = None
 
 
 def run_sea_states(case, start: Start, settings: RunSettings, seas) -> list[Result]:
-    """:func:`run` (without phases) at every sea state ``(hs m, tp s, heading rad)`` of ``seas`` in one compiled
-    program (:func:`jaxmbd.simulation.simulate_sea_states`), each result checked against the ranges of
+    """:func:`run` at every sea state ``(hs m, tp s, heading rad)`` of ``seas`` in one compiled program
+    (:func:`jaxmbd.simulation.simulate_sea_states`; a file with a [scenario]: its phases in every realisation
+    of every sea state, :meth:`jaxmbd.scenario.Scenario.run_many`), each result checked against the ranges of
     validity as :func:`run` checks its own; equal to one :func:`run` per sea state to round-off."""
     system = getattr(case, "system", case)
-    if getattr(case, "scenario", None):
-        raise RunError(f"{system.name}: sea states in one program are for runs without phases; this file has a [scenario]")
     hs, tp, heading = (np.asarray([float(x[k]) for x in seas]) for k in range(3))
     for h in sorted(set(heading.tolist())):
         _check_heading(system, system.waves, h)
@@ -228,6 +227,8 @@ def run_sea_states(case, start: Start, settings: RunSettings, seas) -> list[Resu
     if problem:
         raise RunError(f"{system.name}: {problem}")
     n = settings.n_realisations or 1
+    if getattr(case, "scenario", None):
+        return _phases_at_sea_states(case, start, settings, seas, stiffest)
     if not settings.duration or not settings.duration > 0:
         raise RunError(f"{system.name}: a run needs a duration > 0 s, got {settings.duration}")
     everything = dataclasses.replace(settings, n_realisations=n * len(seas))  # one program holds them all
@@ -245,6 +246,26 @@ def run_sea_states(case, start: Start, settings: RunSettings, seas) -> list[Resu
     for r in results:
         r.excursions = (validity.check(r.system, r.time, r.outputs, True, r.between) + validity.check_sea(r.system.waves, n)
                         + validity.check_step(stiffest, settings.integrator, n))
+    return results
+
+
+def _phases_at_sea_states(case, start: Start, settings: RunSettings, seas, stiffest) -> list[Result]:
+    """A scenario's phases in the realisations of every sea state of ``seas`` (the same keys at each: common
+    random numbers), as one batch; one stacked result per sea state."""
+    n = settings.n_realisations or 1
+    keys = jax.random.split(settings.prng_key(), n)
+    systems = [with_sea_state(case.system, hs=h, tp=t, heading=d) for h, t, d in seas]
+    waves = [s.waves.realise(key) for s in systems for key in keys]
+    runs = case.build_scenario().run_many(case.system, start.state(case.system), waves, save_dt=settings.save_dt,
+                                          integrator=settings.integrator)
+    results = []
+    for i, system in enumerate(systems):
+        part = runs[i * n : (i + 1) * n]
+        for r in part:
+            r.system = system
+        found = validity.merge([validity.check(system, r.time, r.outputs, False) for r in part])
+        results.append(_stack(part, found + validity.check_sea(system.waves, n)
+                              + validity.check_step(stiffest, settings.integrator, n)))
     return results
 
 
@@ -365,9 +386,14 @@ def run_sizes(system: System, settings: RunSettings) -> str:
     return "the sizes it grows with: " + ", ".join(parts) + "; lower the largest"
 
 
+SCENARIO_BATCH = 16
+"""Realisations of a scenario run as one program (:meth:`jaxmbd.scenario.Scenario.run_many`); the progress
+and the time budget are reported after each such batch."""
+
+
 def _run_phases(system: System, start: Start, settings: RunSettings, scenario, progress, check: bool) -> Result:
-    """Each realisation through the scenario's phases (their ends are events of the state, so each has its
-    own time grid); one realisation: an unbatched result, several: padded and stacked."""
+    """The realisations through the scenario's phases, batched (their ends are events of the state, so each
+    has its own time grid); one realisation: an unbatched result, several: padded and stacked."""
     n = settings.n_realisations
     if system.waves is None:
         keys = [None]
@@ -375,14 +401,14 @@ def _run_phases(system: System, start: Start, settings: RunSettings, scenario, p
         keys = jax.random.split(settings.prng_key(), n) if n else [settings.prng_key()]
     y0 = start.state(system)
     runs, found = [], []
-    for r, key in enumerate(keys):
-        waves = system.waves.realise(key) if key is not None else None
-        res = scenario.run(system, y0=y0, save_dt=settings.save_dt, integrator=settings.integrator, waves=waves)
-        if check:
-            found.append(validity.check(system, res.time, res.outputs, False))
-        runs.append(res)
+    for n0 in range(0, len(keys), SCENARIO_BATCH):
+        waves = [system.waves.realise(key) if key is not None else None for key in keys[n0 : n0 + SCENARIO_BATCH]]
+        for res in scenario.run_many(system, y0, waves, save_dt=settings.save_dt, integrator=settings.integrator):
+            if check:
+                found.append(validity.check(system, res.time, res.outputs, False))
+            runs.append(res)
         if progress is not None:
-            progress(r + 1, len(keys))
+            progress(len(runs), len(keys))
     excursions = validity.merge(found) if found else []
     if len(runs) == 1 and n is None:
         runs[0].excursions = excursions

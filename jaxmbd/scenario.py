@@ -377,66 +377,140 @@ class Scenario(eqx.Module):
         warning unless the phase says ``on_time_limit = "continue"``.  ``progress`` receives one line
         per finished phase.
         """
-        integrator = integrator or Integrator()
         self.check(system)
         y = initial_state(system, q0, v0) if y0 is None else y0
+        return self._run(system, y, [waves], t0, save_dt, integrator or Integrator(), params, root_tol, progress)[0]
+
+    def run_many(self, system: System, y0, waves: list, *, t0: float = 0.0, save_dt: float | None = None,
+                 integrator: Integrator | None = None, params=None, root_tol: float = 1e-10) -> list[Result]:
+        """:meth:`run` from ``y0`` in every wave realisation of ``waves`` at once: each phase one compiled
+        program over the realisations (``jax.vmap``; each realisation ends the phase at its own event
+        time, the finished ones wait for the rest).  One :class:`~jaxmbd.results.Result` per realisation,
+        equal to :meth:`run`'s to round-off; an error names the realisation (its index in ``waves``)."""
+        self.check(system)
+        if len(waves) < 2:
+            return [self.run(system, y0=y0, t0=t0, save_dt=save_dt, integrator=integrator, waves=w, params=params,
+                             root_tol=root_tol) for w in waves]
+        return self._run(system, y0, list(waves), t0, save_dt, integrator or Integrator(), params, root_tol, None)
+
+    def _run(self, system, y, waves, t0, save_dt, integrator, params, root_tol, progress) -> list[Result]:
+        """The phases of every realisation of ``waves``: one at a time for one, batched (vmap) for several."""
         plan = self._plan(system)
-        forcing = system.inputs(waves, params)
-        save_dt, n = grid = self._grid(save_dt)
-        starts = self.start_values(system)
-        t = jnp.asarray(t0, dtype=system.model.inertia.dtype)
-        times, qs, vs, zs, phase_idx, outs, events = [], [], [], [], [], [], []
+        many = len(waves) > 1
+        forcing = system.inputs(waves[0], params)
+        if many:
+            forcing = jax.tree_util.tree_map(lambda *a: jnp.stack(a), *[system.inputs(w, params) for w in waves])
+        batch = (lambda a: jnp.broadcast_to(jnp.asarray(a), (len(waves),) + jnp.shape(a))) if many else jnp.asarray
+        grid = self._grid(save_dt)
+        starts = jax.tree_util.tree_map(batch, self.start_values(system))
+        t = batch(jnp.asarray(t0, dtype=system.model.inertia.dtype))
+        y = jax.tree_util.tree_map(batch, y)
+        runs = [_Record() for _ in waves]
         for k, p in enumerate(self.phases):
             kk = jnp.asarray(k)
-            seg = _segment(system, plan, kk, starts, t, t + p.max_duration, y, forcing, grid, integrator, root_tol)
-            t_s, t_e = float(t), float(seg.t_end)
-            if not bool(seg.ok):
-                raise SimulationError(
-                    f"{system.name}: scenario {self.name!r}, phase {k} ({p.name!r}) started at t = {t_s:.6g} s: "
-                    f"the integrator stopped at t = {t_e:.6g} s: {_solver_message(seg.result)}")
-            gts = np.asarray(seg.ts)
-            keep = np.isfinite(gts) & (gts > t_s) & (gts < t_e)
-            ts_k = np.concatenate([[t_s], gts[keep], [t_e]])
-            ys_k = jax.tree_util.tree_map(
-                lambda a, b, c: np.concatenate([np.asarray(a)[None], np.asarray(b)[keep], np.asarray(c)[None]]),
-                y, seg.ys, seg.y_end)
-            if not all(np.all(np.isfinite(a)) for a in ys_k):
-                raise SimulationError(f"{system.name}: scenario {self.name!r}, phase {k} ({p.name!r}): the state became "
-                                      f"non-finite between t = {t_s:.6g} s and {t_e:.6g} s; the run diverged")
-            outs.append(_phase_outputs(system, plan, kk, starts, t, ts_k, ys_k, forcing, n + 2))
-            times.append(ts_k)
-            qs.append(ys_k[0])
-            vs.append(ys_k[1])
-            zs.append(ys_k[2])
-            phase_idx.append(np.full(ts_k.size, k))
-            if p.until is None:
-                trigger, detail = "duration", f"{p.max_duration:g} s elapsed"
-            elif bool(seg.fired):
-                trigger, detail = "condition", p.until.describe()
-            elif bool(seg.g0 >= 0):
-                trigger, detail = "condition", p.until.describe() + " (already met when the phase started)"
-            else:
-                trigger = "time limit"
-                detail = f"{p.until.describe()} not reached within max_duration = {p.max_duration:g} s"
-            events.append(PhaseEvent(time=t_e, phase=k, name=p.name, trigger=trigger, detail=detail))
-            if progress is not None:
-                progress(f"phase {k} {p.name!r}: {t_s:.6g} s -> {t_e:.6g} s, ended by {trigger}: {detail}")
-            starts = _leaf_values(plan, kk, starts, t, seg.t_end)
+            seg = (_segments if many else _segment)(system, plan, kk, starts, t, t + p.max_duration, y, forcing, grid,
+                                                    integrator, root_tol)
+            live = [r for r, rec in enumerate(runs) if not rec.stopped]
+            pieces = {r: self._piece(system, k, _take(seg, r, many), _take((t, y), r, many), r if many else None)
+                      for r in live}
+            every = [pieces.get(r, pieces[live[0]]) for r in range(len(runs))]  # a stopped one's outputs unused
+            ts_k, ys_k = _padded([piece[0] for piece in every], [piece[1] for piece in every], grid[1] + 2)
+            outs = (_outputs_many if many else _outputs_padded)(
+                system, plan, kk, starts, t, ts_k if many else ts_k[0],
+                ys_k if many else jax.tree_util.tree_map(lambda a: a[0], ys_k), forcing)
+            for r in live:
+                ts_r, ys_r, event = pieces[r]
+                runs[r].add(ts_r, ys_r, {key: np.asarray(val)[r if many else ...][: ts_r.size] for key, val in outs.items()},
+                            k, event)
+                if progress is not None:
+                    progress(f"phase {k} {p.name!r}: {float(_take(t, r, many)):.6g} s -> {event.time:.6g} s, "
+                             f"ended by {event.trigger}: {event.detail}")
+                runs[r].stopped = self._time_limit(k, event, r if many else None)
+            starts = (jax.vmap(lambda s, a, b: _leaf_values(plan, kk, s, a, b)) if many else
+                      functools.partial(_leaf_values, plan, kk))(starts, t, seg.t_end)
             t, y = seg.t_end, seg.y_end
-            if trigger == "time limit":
-                msg = (f"scenario {self.name!r}: phase {k} ({p.name!r}) hit its time limit at t = {t_e:.6g} s: {detail}")
-                if p.on_time_limit == "stop":
-                    rest = [q.name for q in self.phases[k + 1:]]
-                    msg += "; the run stops here" + (f" (phases not run: {rest})" if rest else "")
-                    warnings.warn(msg, ScenarioTimeLimit, stacklevel=2)
-                    break
-                warnings.warn(msg + "; going on (on_time_limit = 'continue')", ScenarioTimeLimit, stacklevel=2)
-        outputs = {key: np.concatenate([o[key] for o in outs]) for key in outs[0]}
-        res = Result(system, np.concatenate(times), np.concatenate(qs), np.concatenate(vs), np.concatenate(zs),
-                     outputs, batched=False, phase=np.concatenate(phase_idx), events=events,
-                     phase_names=tuple(p.name for p in self.phases))
-        res.attrs["scenario"] = self.name
+            if all(rec.stopped for rec in runs):
+                break
+        names = tuple(p.name for p in self.phases)
+        return [rec.result(system, names, self.name) for rec in runs]
+
+    def _piece(self, system, k, seg, start, realisation):
+        """One realisation's phase k: its saved times and states (start, grid, end) and its :class:`PhaseEvent`."""
+        p = self.phases[k]
+        (t, y), which = start, "" if realisation is None else f", realisation {realisation}"
+        t_s, t_e = float(t), float(seg.t_end)
+        if not bool(seg.ok):
+            raise SimulationError(
+                f"{system.name}: scenario {self.name!r}, phase {k} ({p.name!r}){which} started at t = {t_s:.6g} s: "
+                f"the integrator stopped at t = {t_e:.6g} s: {_solver_message(seg.result)}")
+        gts = np.asarray(seg.ts)
+        keep = np.isfinite(gts) & (gts > t_s) & (gts < t_e)
+        ts_k = np.concatenate([[t_s], gts[keep], [t_e]])
+        ys_k = jax.tree_util.tree_map(
+            lambda a, b, c: np.concatenate([np.asarray(a)[None], np.asarray(b)[keep], np.asarray(c)[None]]),
+            y, seg.ys, seg.y_end)
+        if not all(np.all(np.isfinite(a)) for a in ys_k):
+            raise SimulationError(f"{system.name}: scenario {self.name!r}, phase {k} ({p.name!r}){which}: the state became "
+                                  f"non-finite between t = {t_s:.6g} s and {t_e:.6g} s; the run diverged")
+        if p.until is None:
+            trigger, detail = "duration", f"{p.max_duration:g} s elapsed"
+        elif bool(seg.fired):
+            trigger, detail = "condition", p.until.describe()
+        elif bool(seg.g0 >= 0):
+            trigger, detail = "condition", p.until.describe() + " (already met when the phase started)"
+        else:
+            trigger = "time limit"
+            detail = f"{p.until.describe()} not reached within max_duration = {p.max_duration:g} s"
+        return ts_k, ys_k, PhaseEvent(time=t_e, phase=k, name=p.name, trigger=trigger, detail=detail)
+
+    def _time_limit(self, k, event, realisation) -> bool:
+        """Warn of a phase that hit its time limit; whether the run stops there."""
+        if event.trigger != "time limit":
+            return False
+        p = self.phases[k]
+        which = "" if realisation is None else f" (realisation {realisation})"
+        msg = f"scenario {self.name!r}{which}: phase {k} ({p.name!r}) hit its time limit at t = {event.time:.6g} s: {event.detail}"
+        if p.on_time_limit == "stop":
+            rest = [q.name for q in self.phases[k + 1:]]
+            msg += "; the run stops here" + (f" (phases not run: {rest})" if rest else "")
+            warnings.warn(msg, ScenarioTimeLimit, stacklevel=4)
+            return True
+        warnings.warn(msg + "; going on (on_time_limit = 'continue')", ScenarioTimeLimit, stacklevel=4)
+        return False
+
+
+@dataclasses.dataclass
+class _Record:
+    """One realisation's phases as they end."""
+
+    pieces: list = dataclasses.field(default_factory=list)
+    stopped: bool = False
+
+    def add(self, ts, ys, outputs, k, event):
+        self.pieces.append((ts, ys, outputs, np.full(ts.size, k), event))
+
+    def result(self, system, names, scenario) -> Result:
+        cat = lambda i: np.concatenate([piece[i] for piece in self.pieces])  # noqa: E731
+        outputs = {key: np.concatenate([piece[2][key] for piece in self.pieces]) for key in self.pieces[0][2]}
+        res = Result(system, cat(0), np.concatenate([piece[1][0] for piece in self.pieces]),
+                     np.concatenate([piece[1][1] for piece in self.pieces]), np.concatenate([piece[1][2] for piece in self.pieces]),
+                     outputs, batched=False, phase=cat(3), events=[piece[4] for piece in self.pieces], phase_names=names)
+        res.attrs["scenario"] = scenario
         return res
+
+
+def _take(tree, r: int, many: bool):
+    """Realisation ``r`` of a batched pytree; the tree itself when not batched."""
+    return jax.tree_util.tree_map(lambda a: a[r], tree) if many else tree
+
+
+def _padded(ts: list, ys: list, n: int):
+    """Saved times and states of each realisation, padded to ``n`` samples by repeating the last, stacked."""
+    def pad(a):
+        return np.concatenate([a, np.repeat(a[-1:], n - a.shape[0], axis=0)]) if a.shape[0] < n else a
+
+    return (jnp.asarray(np.stack([pad(a) for a in ts])),
+            tuple(jnp.asarray(np.stack([pad(y[i]) for y in ys])) for i in range(3)))
 
 
 def _solver_message(result) -> str:
@@ -496,8 +570,7 @@ class _Segment(eqx.Module):
     result: Any = None
 
 
-@functools.partial(system_jit, forward=True)
-def _segment(system, plan, k, starts, t_start, t_limit, y0, forcing, grid, integrator, root_tol):
+def _segment_one(system, plan, k, starts, t_start, t_limit, y0, forcing, grid, integrator, root_tol):
     """Solve phase k from (t_start, y0) until its condition crosses zero upwards or t_limit."""
 
     def f(t, y, args):
@@ -535,24 +608,30 @@ def _segment(system, plan, k, starts, t_start, t_limit, y0, forcing, grid, integ
     return _Segment(sol.ts[0], sol.ys[0], sol.ts[1][0], y_end, fired, ok, g0, sol.result)
 
 
-@system_jit
-def _outputs_padded(system, plan, k, starts, t_start, ts, ys, forcing):
+def _outputs_one(system, plan, k, starts, t_start, ts, ys, forcing):
+    """The outputs at the saved times ``ts`` (padded to a fixed length, so one compile serves every phase)."""
     def one(t, q, v, z):
         return _system_at(system, plan, k, starts, t_start, t).outputs(t, (q, v, z), forcing)
 
     return jax.vmap(one)(ts, *ys)
 
 
-def _phase_outputs(system, plan, k, starts, t_start, ts, ys, forcing, n):
-    """Outputs at the saved times of one phase, padded to a fixed length so that one compile serves all phases."""
-    m = ts.size
+def _segments_over(system, plan, k, starts, t_start, t_limit, y0, forcing, grid, integrator, root_tol):
+    """:func:`_segment_one` over a leading axis of realisations (their starts, times, states and forcing)."""
+    one = lambda s, t0, t1, y, f: _segment_one(system, plan, k, s, t0, t1, y, f, grid, integrator, root_tol)  # noqa: E731
+    return jax.vmap(one)(starts, t_start, t_limit, y0, forcing)
 
-    def pad(a):
-        return np.concatenate([a, np.repeat(a[-1:], n - m, axis=0)]) if m < n else a
 
-    outs = _outputs_padded(system, plan, k, starts, t_start, jnp.asarray(pad(ts)),
-                           tuple(jnp.asarray(pad(a)) for a in ys), forcing)
-    return {key: np.asarray(val)[:m] for key, val in outs.items()}
+def _outputs_over(system, plan, k, starts, t_start, ts, ys, forcing):
+    """:func:`_outputs_one` over a leading axis of realisations."""
+    one = lambda s, t0, t, y, f: _outputs_one(system, plan, k, s, t0, t, y, f)  # noqa: E731
+    return jax.vmap(one)(starts, t_start, ts, ys, forcing)
+
+
+_segment = system_jit(_segment_one, forward=True)
+_segments = system_jit(_segments_over, forward=True)
+_outputs_padded = system_jit(_outputs_one)
+_outputs_many = system_jit(_outputs_over)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -105,6 +105,7 @@ def _lift_text(replace=None, append=""):
     ({"hours = 3": "hours = 100"}, "operability.phases", "exceed the alpha table's last row (72 h)"),
     ({"hours = 3": "hours = 0"}, "operability.phases[0].hours", "must be >= 1"),
     ({"tp = [4.0, 6.0, 8.0, 10.0, 12.0]": "tp = [4.0, 4.0]"}, "operability.tp", "distinct values"),
+    ({"tp = [4.0, 6.0, 8.0, 10.0, 12.0]": "tp = [6.0]"}, "operability.tp", "at least two periods"),
     ({'forecast_level = "base"': 'forecast_level = "base"\nalpha = 0.8'}, "operability.alpha", "not both"),
     ({'forecast_level = "base"': 'forecast_level = "Z"'}, "operability.forecast_level", "unknown value 'Z'"),
     ({"duration = 200.0                          # s per realisation\n": ""}, "operability.duration", "missing"),
@@ -179,3 +180,56 @@ def test_the_cells_in_lock_step_agree_with_one_at_a_time_and_split_bitwise(two_c
     two = limiting_table(loaded, op, together=2, out_dir=tmp_path / "two", process_index=1, process_count=2)
     for name in both.data_vars:
         assert np.array_equal(both[name].values, two[name].values, equal_nan=both[name].dtype.kind == "f"), name
+
+
+_PHASED = ("\n[scenario]\nname = \"lift\"\n"
+           "[[scenario.phases]]\nname = \"hang\"\nmax_duration = 40.0\n"
+           "[[scenario.phases]]\nname = \"lower\"\nset = { hoist = { payout_rate = 0.1 } }\nmax_duration = 20.0\n"
+           "[[scenario.phases]]\nname = \"hold\"\nset = { hoist = { payout_rate = 0.0 } }\nmax_duration = 40.0\n")
+_HOLD = ('\n[[operability.phases]]\nname = "hold"\nhours = 1\n[[operability.phases.criteria]]\n'
+         'output = "hoist/tension"\nupper = 3.0e5\nstatistic = "mpm"\nexposure = 3600.0\n')
+
+
+@pytest.mark.slow  # about 2 min: searches of a three-phase scenario (one cell at a time, in lock-step) and of the lift without phases
+def test_a_scenarios_phases_have_their_own_limits_and_its_first_phase_is_the_plain_run(tmp_path):
+    """The small lift as an operation of three phases (hang 40 s, lower 2 m, hold 40 s), saved at every step,
+    its realisations batched: the first phase is the plain 40 s run of the same realisations (RK4 at the same
+    step from the same start; the hook load to 1e-9 relative, round-off of two solvers' sums), so its limiting
+    Hs is the plain run's (1e-6 m: the searches take the same steps on margins equal to round-off); a batch
+    of realisations is each realisation run alone (1e-9); the held phase, on 2 m more rope, has its own; the
+    two periods' searches in lock-step (their runs one program) are the one-at-a-time searches (1e-9 m)."""
+    import jax
+
+    from jaxmbd.run import run, settings_of, start_of
+
+    common = {"dt = 0.04                                 # s\n": "dt = 0.04\nsave_dt = 0.04\n",
+               "headings_deg = [135.0, 180.0]": "headings_deg = [180.0]",
+               "tp = [4.0, 6.0, 8.0, 10.0, 12.0]": "tp = [6.0, 8.0]", "n_realisations = 8\nduration": "n_realisations = 3\nduration"}
+    plain_path, phased_path = tmp_path / "plain.toml", tmp_path / "phased.toml"
+    plain_path.write_text(_lift_text(common | {"duration = 200.0                          # s per realisation":
+                                               "duration = 40.0"}))
+    phased_path.write_text(_lift_text(common | {
+        "duration = 200.0                          # s per realisation\n": "",
+        "duration = 200.0                          # s\n": "",
+        "damping = 2.0e4                           # N s/m\n": "damping = 2.0e4\nwinch = true\n",
+        'name = "lift"\nhours = 3': 'name = "hang"\nhours = 3'}, _PHASED + _HOLD))
+    plain, phased = load_system(plain_path), load_system(phased_path)
+    start = start_of(plain)
+    one = run(plain, start, hs=1.0, tp=8.0, n_realisations=3, duration=40.0)
+    many = run(phased, start, hs=1.0, tp=8.0, n_realisations=3)
+    hang = np.asarray(many.phase)[0] == 0  # 0, 0.04, ..., 40 s as the plain run's saves
+    np.testing.assert_allclose(np.asarray(many.outputs["hoist/tension"])[:, hang], one.outputs["hoist/tension"], rtol=1e-9)
+    scenario, system = phased.build_scenario(), many.system
+    keys = jax.random.split(settings_of(phased, n_realisations=3).prng_key(), 3)
+    alone = scenario.run(system, y0=start.state(system), save_dt=0.04, integrator=phased.integrator,
+                         waves=system.waves.realise(keys[2]))
+    np.testing.assert_allclose(np.asarray(many.outputs["hoist/tension"])[2][: alone.time.size],
+                               alone.outputs["hoist/tension"], rtol=1e-9)
+    assert [e.name for e in many.events[2]] == ["hang", "lower", "hold"]
+    lim_plain, lim = limiting_table(plain, plain.operability), limiting_table(phased, phased.operability)
+    assert list(lim["phase"].values) == ["hang", "hold"] and np.all(lim["status"].values == "root")
+    np.testing.assert_allclose(lim["limiting_hs"].values[0], lim_plain["limiting_hs"].values[0], rtol=0, atol=1e-6)
+    assert np.all(np.abs(lim["limiting_hs"].values[1] - lim["limiting_hs"].values[0]) > 0.01)
+    both = limiting_table(phased, phased.operability, together=2)  # the two periods' searches in lock-step
+    np.testing.assert_allclose(both["limiting_hs"].values, lim["limiting_hs"].values, rtol=0, atol=1e-9)
+    assert (both["runs"].values == lim["runs"].values).all() and (both["governing"].values == lim["governing"].values).all()

@@ -99,6 +99,8 @@ def read_operability(reader, cfg, system, scenario) -> OperabilityTable | None:
         arr = r.array(r.get(s, f, key), f"{f}.{key}", None).reshape(-1)
         if arr.size == 0 or np.any(arr < lo) or np.any(arr > hi) or np.unique(arr).size != arr.size:
             r.fail(f"{f}.{key}", f"expected a non-empty list of distinct values in [{lo:g}, {hi:g}], got {arr.tolist()}")
+        if key == "tp" and arr.size < 2:
+            r.fail(f"{f}.tp", f"expected at least two periods (the limit is a curve in Tp over the site's hours), got {arr.tolist()}")
         grids[key] = tuple(float(x) for x in arr)
     if system.waves is None or system.waves.spectrum is None:
         r.fail(f, "an operability study needs [waves] with type = 'jonswap' or 'pierson_moskowitz'")
@@ -278,9 +280,9 @@ def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, 
     cells computed so far project this process's share past it (:class:`jaxmbd.run.TimeBudget`).
 
     ``together``: the sea states run as one program.  1 (the default on a CPU, which gains nothing from
-    batching, for a file with a [scenario] and for one without a fixed step dt): each cell's searches one run
-    at a time; n > 1 (the default otherwise, on an accelerator: every cell of the table, n = headings x
-    periods): every cell's searches in lock-step (:func:`_cells_together`), each round's runs n at a time.
+    batching, and for a file without a fixed step dt): each cell's searches one run at a time; n > 1 (the
+    default otherwise, on an accelerator: every cell of the table, n = headings x periods; with a [scenario],
+    n sea states x the realisations in one batch): every cell's searches in lock-step (:func:`_cells_together`), each round's runs n at a time.
     Either way a cell's file is written, the progress reported and the time budget checked as each cell
     ends.  Both give the same table to round-off; within one setting a split over processes and a resume
     give the same bits."""
@@ -301,8 +303,7 @@ def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, 
     todo = [k for k in range(total) if found[k] is None and mine(k, process_index, process_count)]
     budget = TimeBudget(time_limit, f"the study's {len(todo)} cell(s) to compute (heading x period)", resumable=out_dir is not None)
     if together is None:
-        plain = not getattr(case, "scenario", None) and base.integrator.dt is not None
-        together = total if plain and jax.default_backend() != "cpu" else 1
+        together = total if base.integrator.dt is not None and jax.default_backend() != "cpu" else 1
     index = {where[k]: k for k in todo}
     ending = (_cells_together(case, start, base, table, list(index), together) if together > 1 and todo
               else ((where[k], _cell(case, start, base, table, *where[k])) for k in todo))
