@@ -38,8 +38,9 @@ def test_limiting_hs_gradient_against_central_differences(lift):
 
 
 def test_workability_gradient_against_central_differences(lift):
-    """July's smoothed workability (width 0.05 m) of the 3-hour lift over Tp 6-10 s, head seas."""
-    models = [LimitingHsModel(lift, "lift", tp, 180.0, ("hoist.EA",)) for tp in (6.0, 8.0, 10.0)]
+    """July's smoothed workability (width 0.05 m) of the 3-hour lift over Tp 6-10 s, the better of two headings
+    (135 and 180 deg) at each period."""
+    models = [LimitingHsModel(lift, "lift", tp, h, ("hoist.EA",)) for h in (135.0, 180.0) for tp in (6.0, 8.0, 10.0)]
     series = site_series(sample_hindcast())
     w, grad = workability_gradient(models, series, 7, durations=(3,))
     assert 0.0 < w < 1.0

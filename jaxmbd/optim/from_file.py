@@ -38,10 +38,12 @@ Schema (all keys but ``parameters`` and ``objective`` optional)::
     upper = 2.0e5              # constraint: smooth max below the limit (quadratic penalty outside)
     weight = 10.0
 
-The held-out realisations exist only for an irregular sea (``[waves]`` with a spectrum).  Every
-problem in the table is a :class:`~jaxmbd.io.system_file.SystemFileError` naming the file and the
-field (``tune.parameters[0].path``), raised before anything is compiled; ``jaxmbd tune`` prints it
-as one line and exits with status 2.
+A term with ``maximise = "workability"`` or ``"limiting_hs"`` tunes the operation's decision instead
+(:mod:`jaxmbd.optim.operability_tune`, its own schema).  The held-out realisations exist only for an
+irregular sea (``[waves]`` with a spectrum).  Every problem in the table is a
+:class:`~jaxmbd.io.system_file.SystemFileError` naming the file and the field
+(``tune.parameters[0].path``), raised before anything is compiled; ``jaxmbd tune`` prints it as one line
+and exits with status 2.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ from ..io.system_file import TableReader
 from ..simulation import Integrator
 from . import objectives as obj
 from . import params as prm
+from .operability_tune import is_operability_table, read_operability_tune, tune_operability
 from .rollout import Problem, time_grid
 from .tuning import tune
 
@@ -87,6 +90,9 @@ def read_tune_table(loaded, table: dict) -> dict:
     """
     r = _reader(loaded)
     f = "tune"
+    if is_operability_table(table):
+        r.fail(f"{f}.objective", "maximise (the operation's workability or limiting Hs) is tuned by jaxmbd tune "
+               "(tune_from_file), not as a rollout problem")
     t = r.table(table, f, _TUNE_KEYS)
     sim, system = loaded.simulation, loaded.system
     out = dict(
@@ -411,6 +417,12 @@ def tune_from_file(loaded, out_dir, *, tune_table: dict | None = None, steps: in
     if not table:
         _reader(loaded).fail("tune", "no [tune] table (parameters, objective, realisations); see jaxmbd/optim/from_file.py")
     out_dir = Path(out_dir)
+    if is_operability_table(table):  # maximise the operation's workability or limiting Hs (jaxmbd.optim.operability_tune)
+        res = tune_operability(loaded, read_operability_tune(_reader(loaded), loaded, table, _read_parameters), out_dir,
+                               steps=steps, smoke=smoke, progress=progress)
+        goal = res.attrs["objective"]
+        plot_history(res, out_dir / "tune_history.png", key="objective", ylabel=f"{goal['maximise']} ({goal['unit']})")
+        return res
     prob, train, test, settings, runs = problem_from_table(loaded, table, smoke=smoke, return_runs=True)
     out_dir.mkdir(parents=True, exist_ok=True)
     n_steps = 2 if smoke else int(steps if steps is not None else settings["steps"])
@@ -449,8 +461,9 @@ def tune_from_file(loaded, out_dir, *, tune_table: dict | None = None, steps: in
     return res
 
 
-def plot_history(res, path, title: str | None = None):
-    """Loss and parameter values (relative to their initial values) against the iteration."""
+def plot_history(res, path, title: str | None = None, *, key: str = "loss", ylabel: str = "training objective"):
+    """The history's ``key`` (the loss) and the parameter values (relative to their initial values) against the
+    iteration."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -458,9 +471,9 @@ def plot_history(res, path, title: str | None = None):
 
     it = [h["iteration"] for h in res.history]
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-    axes[0].plot(it, [h["loss"] for h in res.history], "o-", ms=3)
+    axes[0].plot(it, [h[key] for h in res.history], "o-", ms=3)
     axes[0].set_xlabel("iteration")
-    axes[0].set_ylabel("training objective")
+    axes[0].set_ylabel(ylabel)
     axes[0].grid(alpha=0.3)
     for name in res.names:
         x0 = res.initial_values[name]

@@ -169,21 +169,26 @@ def alpha_of(hs, t_pop_hours: float, forecast_level: str = "base"):
 
 
 def workability_gradient(models, series, month: int, *, durations, values=None, width: float = SMOOTH_WIDTH,
-                         alpha=None, forecast_level: str = "base"):
+                         alpha=None, forecast_level: str = "base", found=None):
     """(smoothed workability of ``month``, {path: its derivative}) of a one-phase operation whose limit is
-    given by ``models`` (one :class:`LimitingHsModel` per period, one heading, sorted by period):
-    the operational limit α·Hs* interpolated linearly in Tp at each hour of ``series``; Tp outside the
+    given by ``models``: one :class:`LimitingHsModel` per period, or per heading and period, where the
+    operation takes the best heading at each period (as the command's site table does, where the hindcast
+    has no direction): the limit at a period is the largest of its headings', its derivative that heading's.
+    The operational limit α·Hs* is interpolated linearly in Tp at each hour of ``series``; Tp outside the
     periods is a no-go.  ``durations``: the phases' hours (one phase); ``alpha``: a number, or None for
-    DNV's at T_POP = the sum of ``durations``."""
+    DNV's at T_POP = the sum of ``durations``; ``found``: the models' searches at ``values`` where the caller
+    has them (:meth:`LimitingHsModel.limiting_hs`), else they are run here."""
     if len(durations) != 1:
         raise InputError("workability_gradient: one phase (durations of length 1)")
-    tps = np.array([m.tp for m in models])
-    if np.any(np.diff(tps) <= 0):
-        raise InputError("workability_gradient: models sorted by strictly increasing period")
-    found = [m.limiting_hs(values) for m in models]
-    hs = jnp.asarray([f.hs for f in found])
+    tps = np.unique([m.tp for m in models])
+    if tps.size < 2:
+        raise InputError("workability_gradient: models at two periods or more (the limit is a curve in Tp)")
+    found = found if found is not None else [m.limiting_hs(values) for m in models]
     # a search that found no root sits at its range's end, which does not move with the design: derivative 0
-    grads = [m.gradient(f, values) if f.status == "root" else dict.fromkeys(m.paths, 0.0) for m, f in zip(models, found)]
+    best = [max((k for k, m in enumerate(models) if m.tp == tp), key=lambda k: found[k].hs) for tp in tps]
+    hs = jnp.asarray([found[k].hs for k in best])
+    grads = [models[k].gradient(found[k], values) if found[k].status == "root" else dict.fromkeys(models[k].paths, 0.0)
+             for k in best]
     paths = models[0].paths
     t_pop = float(sum(durations))
     tp_hours = np.where(series.present, series.tp, np.nan)
@@ -197,4 +202,4 @@ def workability_gradient(models, series, month: int, *, durations, values=None, 
         return smooth_workability(series, durations, limits, month, width=width)
 
     w, dw = jax.value_and_grad(work)(hs)
-    return float(w), {p: float(sum(float(dw[j]) * grads[j][p] for j in range(len(models)))) for p in paths}
+    return float(w), {p: float(sum(float(dw[j]) * grads[j][p] for j in range(len(tps)))) for p in paths}
