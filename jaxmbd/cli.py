@@ -157,14 +157,20 @@ def _run(args) -> int:
     out = Path(args.out or f"out/{loaded.system.name}")
     _same_source(out / "result.nc", args.system, explicit=bool(args.out))
     out.mkdir(parents=True, exist_ok=True)
-    start = start_of(loaded)
+    start, began = start_of(loaded), time.time()
     res = run(loaded, start, seed=args.seed, duration=args.duration, n_realisations=args.realisations, time_limit=_limit(args),
               progress=Progress("realisations" if loaded.scenario else "simulating"))
     if loaded.scenario:
-        return _report_scenario(args, loaded, res, out)
-    nc = _write_result(res, out / "result.nc")
-    return _summary(args, res.system, res.time, res.outputs, res.batched, res.excursions, float(res.attrs["duration_s"]), nc,
-                    static_start=start.equilibrium, between=res.between)
+        code = _report_scenario(args, loaded, res, out)
+    else:
+        nc = _write_result(res, out / "result.nc")
+        code = _summary(args, res.system, res.time, res.outputs, res.batched, res.excursions, float(res.attrs["duration_s"]),
+                        nc, static_start=start.equilibrium, between=res.between)
+    if args.report:  # the result files this run wrote
+        from .report import write_report
+
+        print(f"wrote {write_report(sorted(p for p in out.glob('result*.nc') if p.stat().st_mtime >= began), out / 'report.html')}")
+    return code
 
 
 def _same_source(path: Path, system_file, explicit: bool):
@@ -331,6 +337,10 @@ def _sweep(args) -> int:
     print("operability (ok: every limit holds; " + ", ".join(f"{k} <= {v:g}" for k, v in limits.items()) + ")")
     print(_table(rows, ["Hs \\ Tp"] + [f"{t:g}" for t in settings.tp]))
     print(f"wrote {out / 'operability.nc'} and {png}")
+    if args.report:
+        from .report import write_report
+
+        print(f"wrote {write_report([out], out / 'report.html')}")
     return 0
 
 
@@ -338,24 +348,6 @@ def _operability(args) -> int:
     from .operability.command import operability_command
 
     return operability_command(args, _load(args.system), Progress, _table)
-
-
-def _tune(args) -> int:
-    from .optim import tune_from_file
-
-    loaded = _load(args.system)
-    if not (loaded.config or {}).get("tune"):
-        print(f"jaxmbd: {args.system}: tune: expected a [tune] table (parameters, objective, realisations); "
-              "see jaxmbd/optim/from_file.py", file=sys.stderr)
-        return 2
-    out = Path(args.out or f"out/{loaded.system.name}_tune")
-    res = tune_from_file(loaded, out, steps=args.steps, smoke=args.smoke)
-    held = res.attrs.get("held_out") if hasattr(res, "attrs") else None
-    if held:
-        print(f"held-out objective: before {held['objective_before']:.4g}, after {held['objective_after']:.4g} "
-              f"({100 * held['improvement']:.1f} % lower)")
-    print(f"wrote {out / 'tune.json'} and {out / 'tune_history.png'}")
-    return 0
 
 
 class ResultFileError(JaxmbdError, ValueError):
@@ -629,6 +621,7 @@ def main(argv=None) -> int:
     r.add_argument("--duration", type=_POSITIVE, help="seconds simulated (default: the file's [simulation])")
     r.add_argument("--seed", type=_SEED, help="seed of the wave realisations (default: the file's)")
     r.add_argument("--strict", action="store_true", help="fail (exit 3) when the run leaves a model's range of validity")
+    r.add_argument("--report", action="store_true", help="also write report.html beside result.nc (jaxmbd report)")
     r.set_defaults(func=_run)
     s = sub.add_parser("sweep", help="Hs x Tp grid with an operability table (resumes an interrupted sweep)")
     s.add_argument("system", help="the system file (TOML) with a [sweep] table")
@@ -643,17 +636,17 @@ def main(argv=None) -> int:
     s.add_argument("--num-processes", type=_COUNT, help="number of processes (or JAXMBD_NUM_PROCESSES)")
     s.add_argument("--process-id", type=_SEED, help="this process's index (or JAXMBD_PROCESS_ID)")
     s.set_defaults(func=_sweep)
+    s.add_argument("--report", action="store_true", help="also write report.html in the output folder (jaxmbd report)")
     for cmd in (r, s):
         cmd.add_argument("--yes", action="store_true", help="run on where the first realisations or cells project over an hour")
     from .operability.command import add_parser as _operability_parser
 
     _operability_parser(sub, _operability, out=_out_folder, count=_COUNT, index=_SEED)
-    tu = sub.add_parser("tune", help="tune the parameters named in the file's [tune] table with gradients")
-    tu.add_argument("system", help="the system file (TOML) with a [tune] table")
-    tu.add_argument("--out", type=_out_folder, help="output folder (default out/<name>_tune)")
-    tu.add_argument("--steps", type=_COUNT, help="optimiser iterations (default: the file's [tune])")
-    tu.add_argument("--smoke", action="store_true", help="two iterations on a short run: checks the table")
-    tu.set_defaults(func=_tune)
+    from .optim.command import add_parser as _tune_parser
+    from .report import add_parser as _report_parser
+
+    _tune_parser(sub, _load, out=_out_folder, count=_COUNT)
+    _report_parser(sub, out=_out_folder)
     pl = sub.add_parser("plot", help="plot the outputs in a result file: every realisation's envelope and realisation 0")
     pl.add_argument("result", help="a result.nc written by jaxmbd run")
     pl.add_argument("variables", nargs="*", help="outputs to plot, as run prints them (hoist/tension) or as stored "

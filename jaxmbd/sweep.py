@@ -177,11 +177,12 @@ def cell_maxima(result: Result, settings: SweepSettings, i: int, j: int) -> xr.D
     """The per-realisation maxima of every scalar output of a cell's run: what the cell file keeps."""
     import xarray as xr
 
-    data = {}
+    data, units = {}, result.system.output_units()
     for name, val in result.outputs.items():
         val = np.asarray(val)
         if val.ndim == 2:  # (realisation, time): a scalar output; its maxima over every step where tracked
-            data[name.replace("/", "__")] = ("realisation", np.max(np.asarray(result.series_extremes(name)[0]), axis=1))
+            data[name.replace("/", "__")] = ("realisation", np.max(np.asarray(result.series_extremes(name)[0]), axis=1),
+                                             {"units": units.get(name, "unknown")})
     return xr.Dataset(data, coords={"realisation": np.arange(settings.n_realisations)},
                       attrs={"hs": float(settings.hs[i]), "tp": float(settings.tp[j]), "i": i, "j": j})
 
@@ -318,6 +319,7 @@ def operability(settings: SweepSettings, out_dir, *, keys: dict | None = None) -
     out = Path(out_dir)
     shape = (len(settings.hs), len(settings.tp))
     stats = {name: np.full(shape, np.nan) for name in settings.limits}
+    units = {}
     for i in range(shape[0]):
         for j in range(shape[1]):
             read = _read_cell(_cell_path(out, i, j))
@@ -332,14 +334,16 @@ def operability(settings: SweepSettings, out_dir, *, keys: dict | None = None) -
                 if var not in ds:
                     raise SweepError(f"sweep limit on {name!r}: no such scalar output; outputs are "
                                    f"{sorted(k.replace('__', '/') for k in ds.data_vars)}")
+                units[name] = ds[var].attrs.get("units", "unknown")
                 s = ExtremeStatistics.of(ds[var].values[:, None])
                 stats[name][i, j] = getattr(s, settings.statistic)
     ok = np.ones(shape, dtype=bool)
     data = {}
     for name, lim in settings.limits.items():
-        data[name.replace("/", "__")] = (("hs", "tp"), stats[name], {"limit": float(lim), "statistic": settings.statistic})
+        data[name.replace("/", "__")] = (("hs", "tp"), stats[name], {"limit": float(lim), "statistic": settings.statistic,
+                                                                      "units": units.get(name, "unknown"), "long_name": name})
         ok &= stats[name] <= lim
-    data["operable"] = (("hs", "tp"), ok)
+    data["operable"] = (("hs", "tp"), ok, {"long_name": "every limited output's statistic within its limit", "units": "1"})
     return xr.Dataset(data, coords={"hs": ("hs", np.asarray(settings.hs, float), {"units": "m"}),
                                     "tp": ("tp", np.asarray(settings.tp, float), {"units": "s"})})
 

@@ -23,7 +23,7 @@ LAYERS = [
     {"validity", "system"},
     {"forces", "control", "hydro", "flex", "statistics", "fields", "loops"},
     {"paths"},
-    {"results", "equilibrium", "simulation", "mooring", "conditions"},
+    {"results", "equilibrium", "simulation", "mooring", "conditions", "report"},
     {"examples"},
     {"scenario"},
     {"run"},

@@ -20,8 +20,27 @@ SMALL_LIFT = Path(__file__).resolve().parents[1] / "jaxmbd" / "data" / "small_li
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory):
     out = tmp_path_factory.mktemp("operability")
-    assert main(["operability", str(SMALL_LIFT), "--smoke", "--out", str(out)]) == 0
+    assert main(["operability", str(SMALL_LIFT), "--smoke", "--out", str(out), "--report"]) == 0
     return out
+
+
+def test_the_report_holds_the_limits_and_the_months_of_the_files(smoke):
+    """report.html: every limit and every month's workability equal to limits.nc's and site.nc's (1e-12, the
+    page keeps the full figure), the verdict names the worst month, and the ranges the searches left are shown."""
+    import html as markup
+    import re
+
+    html = markup.unescape((smoke / "report.html").read_text())
+    lim, site = xr.open_dataset(smoke / "limits.nc"), xr.open_dataset(smoke / "site.nc")
+    table = html[html.index('<table class="limits">'):]
+    values = [float(v) for v in re.findall(r'data-value="([^"]+)"', table[: table.index("</table>")])]
+    np.testing.assert_allclose(values[0::2], lim["limiting_hs"].values.ravel(), rtol=1e-12)
+    np.testing.assert_allclose(values[1::2], lim["operational_hs"].values.ravel(), rtol=1e-12)
+    months = html[html.index('<table class="months">'):]
+    work = [float(v) for v in re.findall(r'data-value="([^"]+)"', months[: months.index("</table>")])]
+    np.testing.assert_allclose(work, site["workability"].values, rtol=1e-12)
+    worst = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")[int(np.nanargmin(work))]
+    assert f"of {worst} (its worst month)" in html and "spectrum's energy" in html and html.count("<img") >= 4
 
 
 def test_the_command_writes_its_tables_with_units_and_plots(smoke):

@@ -28,7 +28,7 @@ def demo(args, loaded, progress, table_text) -> int:
     loaded.operability = dataclasses.replace(loaded.operability, headings_deg=(180.0,), duration=150.0)
     out = str(Path(args.out).parent / "demo_operability") if args.out == "out/demo" else args.out
     ns = argparse.Namespace(hindcast=None, out=out, realisations=6, smoke=False, force=True, process_id=0, num_processes=1,
-                            yes=False)
+                            yes=False, report=False)
     return operability_command(ns, loaded, progress, table_text)
 
 
@@ -46,6 +46,7 @@ def add_parser(sub, func, *, out, count, index):
     op.add_argument("--num-processes", type=count, default=1, help="processes sharing the study's cells (default 1)")
     op.add_argument("--process-id", type=index, default=0, help="this process's index, 0 .. num-processes - 1")
     op.add_argument("--yes", action="store_true", help="run on where the first cells project the study over an hour")
+    op.add_argument("--report", action="store_true", help="also write report.html (jaxmbd report) in the output folder")
     op.set_defaults(func=func)
     return op
 
@@ -85,6 +86,10 @@ def operability_command(args, loaded, progress, table_text) -> int:
     _print_site(site_ds, table_text)
     written = _write(limits, site_ds, out)
     written += _plots(limits, site_ds, site, op, out)
+    if getattr(args, "report", False):
+        from ..report import write_report
+
+        written.append(write_report([out], out / "report.html"))
     print("wrote " + ", ".join(str(p) for p in written))
     return 0
 
