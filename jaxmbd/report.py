@@ -75,7 +75,7 @@ def add_parser(sub, *, out):
     """``jaxmbd report RESULT [RESULT ...] [--out FILE]`` (``out``: the command line's path type)."""
     rp = sub.add_parser("report", help="one self-contained HTML report of run results and operability studies: the "
                                        "verdict, the inputs, tables with units, plots, the ranges of validity left")
-    rp.add_argument("results", nargs="+", help="result files (result.nc of jaxmbd run or demo) or operability folders")
+    rp.add_argument("results", nargs="+", help="result files (result.nc of jaxmbd run or demo), sweep or operability folders")
     rp.add_argument("--out", type=out, default="report.html", help="the HTML file to write (default report.html)")
     rp.add_argument("--title", help="the report's title (default: the results' titles)")
     rp.set_defaults(func=lambda args: print(f"wrote {write_report(args.results, args.out, title=args.title)}") or 0)
@@ -147,7 +147,8 @@ def excursions(ds) -> list[dict]:
 def run_section(path: Path, ds) -> dict:
     left = excursions(ds)
     sea = ds.attrs.get("sea_state")
-    inputs = {"system file": ds.attrs.get("system_file", ""), "jaxmbd version": ds.attrs.get("jaxmbd_version", ""),
+    inputs = {"system file": ds.attrs.get("system_file", "none: built in Python (jaxmbd demo, a script)"),
+              "jaxmbd version": ds.attrs.get("jaxmbd_version", ""),
               "written": ds.attrs.get("history", ""), "seed": ds.attrs.get("seed", ""),
               "realisations": ds.attrs.get("realisations", ds.sizes.get("realisation", 1)),
               "duration (s)": ds.attrs.get("duration_s", ""), "start": ds.attrs.get("start", "")}
