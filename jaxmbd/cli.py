@@ -11,6 +11,7 @@ import numpy as np
 
 from .config import configure
 from .errors import InputError, JaxmbdError
+from .report import component_unit, output_figure
 
 G = 9.81
 TONNE = 1000.0
@@ -218,7 +219,7 @@ def _summary(args, system, time, outputs, batched, found, duration, written, sta
             series = [(name, val, units.get(name, "?"), name)]
         elif val.ndim == scalar_ndim + 1:  # a vector output: one row a component, labelled
             labels = component_labels(name, val.shape[-1])[1]
-            series = [(f"{name}[{lab}]", val[..., k], _unit_for(units.get(name, "?"), lab), f"{name}[{k}]") for k, lab in enumerate(labels)]
+            series = [(f"{name}[{lab}]", val[..., k], component_unit(units.get(name, "?"), lab), f"{name}[{k}]") for k, lab in enumerate(labels)]
         else:
             continue
         for label, x, unit, key in series:
@@ -389,29 +390,9 @@ def _plot(args) -> int:
     out.mkdir(parents=True, exist_ok=True)
     paths = []
     for name in names:
-        var = ds[name]
-        extra = [d for d in var.dims if d not in ("realisation", "time")]
-        if len(extra) > 1:
+        fig = output_figure(ds, name)
+        if fig is None:
             continue
-        panels = [(None, var)] if not extra else [(str(c), var.sel({extra[0]: c})) for c in var[extra[0]].values]
-        fig, axes = plt.subplots(len(panels), 1, figsize=(9, 2.2 + 1.3 * len(panels)), sharex=True, squeeze=False)
-        for ax, (label, x) in zip(axes[:, 0], panels):
-            t = ds.time.values
-            if "realisation" in x.dims:
-                lo, hi = x.min("realisation").values, x.max("realisation").values
-                ax.fill_between(t, lo, hi, color="tab:blue", alpha=0.2, lw=0,
-                                label=f"envelope of {x.sizes['realisation']} realisations")
-                ax.plot(t, x.isel(realisation=0).values, lw=0.8, color="tab:blue", label="realisation 0")
-            else:
-                ax.plot(t, x.values, lw=0.8, color="tab:blue")
-            what = label or var.attrs.get("long_name", name).rsplit("/", 1)[-1]
-            ax.set_ylabel(f"{what} ({_unit_for(var.attrs.get('units', '?'), label)})")
-            ax.grid(alpha=0.3)
-        axes[0, 0].set_title(var.attrs.get("long_name", name))
-        if "realisation" in var.dims:
-            axes[0, 0].legend(fontsize=8, loc="upper right")
-        axes[-1, 0].set_xlabel("time (s)")
-        fig.tight_layout()
         p = out / f"{name}.png"
         fig.savefig(p, dpi=110)
         plt.close(fig)
@@ -549,17 +530,6 @@ def _mooring(args) -> int:
 
 def _angle(x):
     return "not reached" if x is None else f"{x:.1f} deg"
-
-
-def _unit_for(units: str, label: str | None) -> str:
-    """The unit of one component from a mixed-units string ``"N (fx fy fz), N m (mx my mz)"``."""
-    if label is None or "(" not in units:
-        return units
-    for part in units.split("),"):
-        unit, _, members = part.partition("(")
-        if label.rstrip("0123456789") in members.replace(")", "").split():
-            return unit.strip()
-    return units
 
 
 def _number(kind, *, low=None, strict=True, what="a number"):

@@ -90,19 +90,38 @@ def run_outputs(ds) -> list[str]:
     return [n for n in ds.data_vars if n not in _NOT_OUTPUTS and not n.endswith(_BETWEEN) and "/" in ds[n].attrs.get("long_name", "")]
 
 
+def component_unit(units: str, label) -> str:
+    """The unit of one component from a mixed-units string ``"N (fx fy fz), N m (mx my mz)"`` (the run table,
+    ``jaxmbd plot`` and the report read it the same way)."""
+    if label is None or "(" not in units:
+        return units
+    for part in units.split("),"):
+        unit, _, members = part.partition("(")
+        if str(label).rstrip("0123456789") in members.replace(")", "").split():
+            return unit.strip()
+    return units
+
+
+def components(x) -> list:
+    """``[(label or None, the variable's slice)]``: a scalar output once, a vector output per component (its
+    coordinate's label where the file has one); [] for an output of more than one extra dimension."""
+    extra = [d for d in x.dims if d not in ("realisation", "time", "sample")]
+    if not extra:
+        return [(None, x)]
+    if len(extra) > 1:
+        return []
+    labels = x[extra[0]].values if extra[0] in x.coords else range(x.sizes[extra[0]])
+    return [(str(label), x.isel({extra[0]: k})) for k, label in enumerate(labels)]
+
+
 def series(ds):
     """(label, units, values (realisations..., time)) of every output, a vector output once per component
-    (``hoist/wrench[fx]``, the component's label where the file has one)."""
+    (``hoist/wrench[fx]``, with that component's unit)."""
     for n in run_outputs(ds):
         x = ds[n]
         name, units = x.attrs["long_name"], x.attrs.get("units", "")
-        extra = [d for d in x.dims if d not in ("realisation", "time", "sample")]
-        if not extra:
-            yield name, units, np.asarray(x.values, float)
-        elif len(extra) == 1:
-            labels = x[extra[0]].values if extra[0] in x.coords else range(x.sizes[extra[0]])
-            for k, label in enumerate(labels):
-                yield f"{name}[{label}]", units, np.asarray(x.isel({extra[0]: k}).values, float)
+        for label, part in components(x):
+            yield (name if label is None else f"{name}[{label}]"), component_unit(units, label), np.asarray(part.values, float)
 
 
 def output_rows(ds) -> list[dict]:
@@ -163,39 +182,61 @@ def run_section(path: Path, ds) -> dict:
             "excursions": left, "plots": run_plots(ds)}
 
 
-def run_plots(ds) -> list[dict]:
-    """Every output (a vector's per component) against time: the envelope over the realisations (where they
-    share a time grid) and realisation 0; the phases' starts marked."""
+def output_figure(ds, name: str):
+    """The figure of one output of a run file (stored name ``hoist_tension``), a panel per component: the
+    envelope over the realisations (where they share a time grid; else each realisation's own line) and
+    realisation 0, the phases' starts marked.  ``jaxmbd plot`` writes it; the report holds it.  None for an
+    output of more than one extra dimension."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    var = ds[name]
+    panels = components(var)
+    if not panels:
+        return None
     t = np.asarray(ds["time"].values, float)
-    batched = "realisation" in ds.dims
-    plots = []
-    for name, units, a in series(ds):
-        fig, ax = plt.subplots(figsize=(8, 2.6))
-        if batched and t.ndim == 1:
-            ax.fill_between(t, np.nanmin(a, axis=0), np.nanmax(a, axis=0), color="C0", alpha=0.25,
+    t0 = t[0] if t.ndim == 2 else t
+    starts = []
+    if "phase" in ds:
+        ph = np.asarray(ds["phase"].values)
+        ph0 = ph[0] if ph.ndim == 2 else ph
+        starts = [t0[np.argmax(ph0 == k)] for k in np.unique(ph0[ph0 >= 0])[1:]]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(9, 2.2 + 1.3 * len(panels)), sharex=True, squeeze=False)
+    for ax, (label, x) in zip(axes[:, 0], panels):
+        a = np.asarray(x.values, float)
+        if "realisation" in x.dims and t.ndim == 1:
+            ax.fill_between(t, np.nanmin(a, axis=0), np.nanmax(a, axis=0), color="tab:blue", alpha=0.2, lw=0,
                             label=f"envelope of {a.shape[0]} realisations")
-        elif batched:
+        elif "realisation" in x.dims:
             for r in range(1, a.shape[0]):
                 ax.plot(t[r], a[r], color="0.75", lw=0.6)
-        t0, a0 = (t[0] if t.ndim == 2 else t), (a[0] if batched else a)
-        ax.plot(t0, a0, color="C0", lw=0.9, label="realisation 0")
-        if "phase" in ds:
-            ph = np.asarray(ds["phase"].values)
-            ph0 = ph[0] if ph.ndim == 2 else ph
-            for k in np.unique(ph0[ph0 >= 0])[1:]:
-                ax.axvline(t0[np.argmax(ph0 == k)], color="k", lw=0.6, ls=":")
-        ax.set_xlabel("time (s)")
-        ax.set_ylabel(f"{name} ({units})", fontsize=8)
+        ax.plot(t0, a[0] if "realisation" in x.dims else a, lw=0.8, color="tab:blue",
+                label="realisation 0" if "realisation" in x.dims else None)
+        for ts in starts:
+            ax.axvline(ts, color="k", lw=0.6, ls=":")
+        what = label or var.attrs.get("long_name", name).rsplit("/", 1)[-1]
+        ax.set_ylabel(f"{what} ({component_unit(var.attrs.get('units', '?'), label)})")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="upper right")
-        fig.tight_layout()
-        plots.append({"name": name, "png": png(fig)})
-        plt.close(fig)
+    axes[0, 0].set_title(var.attrs.get("long_name", name) + (" (dotted: a phase starts)" if starts else ""))
+    if "realisation" in var.dims:
+        axes[0, 0].legend(fontsize=8, loc="upper right")
+    axes[-1, 0].set_xlabel("time (s)")
+    fig.tight_layout()
+    return fig
+
+
+def run_plots(ds) -> list[dict]:
+    """Every output's figure (:func:`output_figure`) as a PNG inside the page."""
+    import matplotlib.pyplot as plt
+
+    plots = []
+    for n in run_outputs(ds):
+        fig = output_figure(ds, n)
+        if fig is not None:
+            plots.append({"name": ds[n].attrs["long_name"], "png": png(fig)})
+            plt.close(fig)
     return plots
 
 
