@@ -46,7 +46,6 @@ def _case(case: str) -> dict:
     from jaxmbd.operability.hindcast import sample_hindcast
     from jaxmbd.operability.job import limiting_table, site_table
     from jaxmbd.run import start_of
-    from jaxmbd.sweep import SweepSettings, run_sweep
 
     loaded = jaxmbd.load_system(Path(ROOT) / FILE)
     op = loaded.operability
@@ -64,17 +63,25 @@ def _case(case: str) -> dict:
         runs = int(limits["runs"].sum())
         extra = {"cells": int(limits["runs"].size), "searches": int(limits["limiting_hs"].size)}
     else:
-        settings = SweepSettings(hs=list(HS), tp=list(op.tp), limits={"hoist/tension": 3.0e5}, duration=op.duration,
-                                 n_realisations=op.n_realisations, save_dt=loaded.save_dt, integrator=loaded.integrator,
-                                 seed=op.seed, statistic="mpm")
-        with tempfile.TemporaryDirectory() as d:
-            run_sweep(loaded.system, start, settings, d)
-        runs = len(HS) * len(op.tp)
+        runs = sweep_peer(loaded, start, op.tp, op.n_realisations, op.duration, op.seed)
         extra = {"cells": runs}
     seconds = time.perf_counter() - t
     return dict(extra, seconds=seconds, runs=runs, realisations=runs * op.n_realisations, duration=op.duration,
                 programs=len(programs), simulated=sum(programs) * op.n_realisations if programs else runs * op.n_realisations,
                 backend=jax.default_backend(), device=str(jax.devices()[0].device_kind))
+
+
+def sweep_peer(loaded, start, tp, n_realisations: int, duration: float, seed: int) -> int:
+    """The peer of an operability study: ``jaxmbd sweep``'s path over :data:`HS` x ``tp`` of the lift without
+    phases (``loaded``), the hook load against the crane's 300 kN; the cells it ran."""
+    from jaxmbd.sweep import SweepSettings, run_sweep
+
+    settings = SweepSettings(hs=list(HS), tp=list(tp), limits={"hoist/tension": 3.0e5}, duration=duration,
+                             n_realisations=n_realisations, save_dt=loaded.save_dt, integrator=loaded.integrator,
+                             seed=seed, statistic="mpm")
+    with tempfile.TemporaryDirectory() as d:
+        run_sweep(loaded.system, start, settings, d)
+    return len(HS) * len(tp)
 
 
 def main(argv=None):

@@ -21,16 +21,15 @@ from __future__ import annotations
 import os
 import platform
 import statistics
-import tempfile
 from datetime import date
 from pathlib import Path
 
+from .operability import HS, sweep_peer
 from .report import RESULTS, ROOT, assemble
 from .timing import processes_or_child, spawn_child, spread
 
 FILE = "benchmarks/lift_in_phases.toml"
 PLAIN = "jaxmbd/data/small_lift.toml"
-HS = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0)
 
 
 def _case(case: str) -> dict:
@@ -45,7 +44,6 @@ def _case(case: str) -> dict:
     from jaxmbd.operability.hindcast import sample_hindcast
     from jaxmbd.operability.job import limiting_table, site_table
     from jaxmbd.run import start_of
-    from jaxmbd.sweep import SweepSettings, run_sweep
 
     loaded = jaxmbd.load_system(Path(ROOT) / FILE)
     op = loaded.operability
@@ -54,13 +52,8 @@ def _case(case: str) -> dict:
     t = time.perf_counter()
     if case == "sweep":
         plain = jaxmbd.load_system(Path(ROOT) / PLAIN)
-        start = start_of(plain)
-        settings = SweepSettings(hs=list(HS), tp=list(op.tp), limits={"hoist/tension": 3.0e5}, duration=200.0,
-                                 n_realisations=op.n_realisations, save_dt=plain.save_dt, integrator=plain.integrator,
-                                 seed=op.seed, statistic="mpm")
-        with tempfile.TemporaryDirectory() as d:
-            run_sweep(plain.system, start, settings, d)
-        runs, extra = len(HS) * len(op.tp), {"cells": len(HS) * len(op.tp)}
+        runs = sweep_peer(plain, start_of(plain), op.tp, op.n_realisations, 200.0, op.seed)
+        extra = {"cells": runs}
     else:
         together = len(op.headings_deg) * len(op.tp) if case.endswith("together") else 1
         limits = limiting_table(loaded, op, start=start_of(loaded), together=together)
