@@ -86,6 +86,8 @@ def test_jaxmbd_tune_raises_a_months_workability_and_a_limiting_hs(tmp_path):
     w = [h["objective"] for h in got["history"]]
     assert len(w) > 1 and np.all(np.diff(w) > 0) and got["attrs"]["objective"]["after"] == w[-1] >= got["attrs"]["objective"]["before"]
     assert all(0.0 <= h["workability"] <= 1.0 for h in got["history"]) and (tmp_path / "w" / "tune_history.png").exists()
+    # the runs' sea left its range at Tp 6 s (the hydrodynamic data end at 2.5 rad/s): said, and kept in tune.json
+    assert any(line.startswith("Tp 6 s") and "spectrum's energy" in line for line in got["attrs"]["validity"])
     loaded = load_system(path)
     hc = {"hoist.heave_compensation": got["values"]["hoist.heave_compensation"]}
     models = [LimitingHsModel(loaded, "lift", tp, h, tuple(hc)) for h in (135.0, 180.0) for tp in (6.0, 8.0, 10.0)]

@@ -158,6 +158,10 @@ def tune_operability(loaded, cfg: dict, out_dir, *, steps: int | None = None, sm
         if term["years"]:
             hind = hind.select(years=range(term["years"][0], term["years"][1] + 1))
         series, unit = site_series(hind), "1"
+    # the sea's range (the spectrum's energy the discretisation and the hydrodynamic data hold), per period and heading
+    left = [f"Tp {m.tp:g} s, heading {m.heading_deg:g} deg: {e.line()}" for m in models for e in m.excursions]
+    for line in left if progress is not None else ():
+        progress(f"[tune] WARNING: {line}")
     hours = next(p.hours for p in op.phases if p.name == term["phase"])
     # the roots far tighter than the table's: a design's effect on a limit is often below its tolerance
     search = dataclasses.replace(op.search, tolerance=cfg["tolerance"], max_evaluations=max(op.search.max_evaluations, 60))
@@ -203,7 +207,7 @@ def tune_operability(loaded, cfg: dict, out_dir, *, steps: int | None = None, sm
                  "parameters": {n: {"path": p, "lower": float(a), "upper": float(b)} for n, p, a, b in zip(names, paths, lo, hi)},
                  "operability": {"n_realisations": op.n_realisations, "duration_s": op.duration, "seed": op.seed,
                                  "periods_s": sorted({m.tp for m in models}), "tolerance_m": search.tolerance},
-                 "system_file": str(getattr(loaded, "path", "") or "")}
+                 "validity": left, "system_file": str(getattr(loaded, "path", "") or "")}
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     res.to_json(out / "tune.json")
