@@ -512,7 +512,7 @@ def test_run_table_gives_the_dynamic_amplification_only_from_a_static_start(tmp_
 
 
 def test_each_component_of_a_vector_output_gets_its_own_unit():
-    from jaxmbd.cli import _unit_for
+    from jaxmbd.report import component_unit as _unit_for
 
     hydro = "N (surge sway heave), N m (roll pitch yaw)"
     assert [_unit_for(hydro, lab) for lab in ("heave", "pitch", "roll1")] == ["N", "N m", "N m"]
