@@ -20,6 +20,8 @@ MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", 
 
 SMALL_LIFT = Path(__file__).resolve().parents[1] / "data" / "small_lift.toml"
 """The packaged small lift of ``jaxmbd demo operability``."""
+SMOKE_DURATION = 60.0
+"""s: the longest realisation of ``--smoke`` (a run without phases; a scenario's phases keep their own)."""
 
 
 def demo(args, loaded, progress, table_text) -> int:
@@ -41,7 +43,7 @@ def add_parser(sub, func, *, out, count, index):
                                        "2004 sample)")
     op.add_argument("--out", type=out, help="output folder (default out/<name>_operability)")
     op.add_argument("--realisations", type=count, help="wave realisations per run (default: the file's [operability])")
-    op.add_argument("--smoke", action="store_true", help="two periods, one heading, two realisations: checks every step")
+    op.add_argument("--smoke", action="store_true", help="two periods, one heading, two realisations of at most 60 s: checks every step")
     op.add_argument("--force", action="store_true", help="recompute the cells of the output folder computed for another study")
     op.add_argument("--num-processes", type=count, default=1, help="processes sharing the study's cells (default 1)")
     op.add_argument("--process-id", type=index, default=0, help="this process's index, 0 .. num-processes - 1")
@@ -61,7 +63,8 @@ def operability_command(args, loaded, progress, table_text) -> int:
     if args.realisations:
         op = dataclasses.replace(op, n_realisations=args.realisations)
     if args.smoke:  # the table's layout and every step, in seconds: two periods, one heading, two realisations
-        op = dataclasses.replace(op, tp=op.tp[:2], headings_deg=op.headings_deg[:1], n_realisations=2)
+        op = dataclasses.replace(op, tp=op.tp[:2], headings_deg=op.headings_deg[:1], n_realisations=2,
+                                 duration=None if op.duration is None else min(op.duration, SMOKE_DURATION))
     site = read_hindcast(args.hindcast) if args.hindcast else sample_hindcast()
     out = Path(args.out or f"out/{loaded.system.name}_operability")
     out.mkdir(parents=True, exist_ok=True)
