@@ -160,13 +160,14 @@ def test_the_restoring_curve_compiles_once_per_system_structure():
     import jax
 
     system, q0 = _spread()
-    restoring_curve(system, "hull", q0, np.linspace(0.0, 10.0, 3))
+    # nine offsets, as the curve against MoorPy: the first call finds that test's program where it ran before
+    restoring_curve(system, "hull", q0, np.linspace(0.0, 40.0, 9))
     compiles = []
     listener = lambda event, duration, **kw: compiles.append(event) if "jaxpr_trace" in event else None  # noqa: E731
     jax.monitoring.register_event_duration_secs_listener(listener)
     try:
-        restoring_curve(system, "hull", q0, np.linspace(5.0, 20.0, 3))
-        restoring_curve(system, "hull", q0, np.linspace(5.0, 20.0, 3), direction=(0.0, 1.0))
+        restoring_curve(system, "hull", q0, np.linspace(5.0, 20.0, 9))
+        restoring_curve(system, "hull", q0, np.linspace(5.0, 20.0, 9), direction=(0.0, 1.0))
     finally:
         jax.monitoring.unregister_event_duration_listener(listener)
     assert compiles == []

@@ -629,7 +629,7 @@ def hydro_valid_ranges(element, model) -> tuple:
     return tuple(ranges)
 
 
-def hydro_stability_curves(element, heel_deg=None):
+def hydro_stability_curves(element, heel_deg=None, explain=True):
     """Per hydro body with a hull: its GZ curves about roll and pitch (:func:`~.stability.righting_arm`)
     with the mass and centre of gravity it carries at rest (:attr:`carried`), in the world at rest."""
     from .stability import righting_arm
@@ -639,7 +639,7 @@ def hydro_stability_curves(element, heel_deg=None):
         mass, cog = element.carried[k]
         world = HullMesh(np.asarray(hull.vertices) + np.asarray(element.ref_world[k] - element.ref_body[k]), hull.triangles, hull.source)
         out.append({axis: righting_arm(world, mass, np.asarray(cog), heel_deg, axis=axis, rho=float(element.hydro.rho),
-                                       g=float(element.hydro.g)) for axis in ("roll", "pitch")})
+                                       g=float(element.hydro.g), explain=explain) for axis in ("roll", "pitch")})
     return out
 
 
@@ -680,7 +680,7 @@ def _capsize_ranges(element) -> tuple:
 
     ranges = []
     # 2° steps: the angle is interpolated between them, to a fraction of a degree
-    for k, curves in enumerate(hydro_stability_curves(element, np.arange(-90.0, 90.5, 2.0))):
+    for k, curves in enumerate(hydro_stability_curves(element, np.arange(-90.0, 90.5, 2.0), explain=False)):
         for c, axis in ((3, "roll"), (4, "pitch")):
             avs = curves[axis].vanishing_stability_deg
             if avs is None:

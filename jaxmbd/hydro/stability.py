@@ -267,8 +267,12 @@ def _ranges(values) -> str:
     return ", ".join(f"{a:g}" if a == b else f"{a:g} to {b:g}" for a, b in runs)
 
 
+_Y_TO_X = np.array([[0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+"""The turn about z by −90°: a vector's y becomes its x (and its x, −y)."""
+
+
 def righting_arm(hull: HullMesh, mass: float, cog, heel_deg=None, *, axis: str = "roll", free_trim: bool = True,
-                 rho: float = 1025.0, g: float = 9.81, iterations: int = 40) -> StabilityCurve:
+                 rho: float = 1025.0, g: float = 9.81, iterations: int = 40, explain: bool = True) -> StabilityCurve:
     """The GZ curve of ``hull`` with ``mass`` [kg] and centre of gravity ``cog`` [m] (hydrodynamic
     frame, waterline z = 0) at the heels ``heel_deg`` (default 0..90° by 1°, and 0..−90° too when G is
     off the plane of symmetry of that axis), each in equilibrium of weight and buoyancy
@@ -279,10 +283,20 @@ def righting_arm(hull: HullMesh, mass: float, cog, heel_deg=None, *, axis: str =
     righting arm is GZ there times the side's sign).  Each side is followed outwards from upright.  The
     summary values are those of the weaker side (the smaller angle of vanishing stability, signed) and
     ``equilibrium_heel_deg``, where GZ crosses zero upwards nearest upright (the list of a hull whose G is
-    off its centreplane)."""
+    off its centreplane).  ``explain=False`` leaves out the deck-edge immersion and the reasons where the
+    floating solve failed (``deck_edge_immersion_deg`` and ``other_floating_deg`` None: not computed), for
+    a check that reads the curve and its angle of vanishing stability only."""
     cog = np.asarray(cog, float)
+    if axis == "pitch":
+        # the pitch curve is the roll curve of the hull turned so that its y axis lies along x (trim, the free
+        # angle, then turns about −x): one compiled program for both curves of a hull
+        turned = HullMesh(np.asarray(hull.vertices, float) @ _Y_TO_X.T, hull.triangles, hull.source)
+        c = righting_arm(turned, mass, _Y_TO_X @ cog, heel_deg, axis="roll", free_trim=free_trim, rho=rho, g=g,
+                         iterations=iterations, explain=explain)
+        away = None if c.other_floating_deg is None else -c.other_floating_deg
+        return dataclasses.replace(c, trim_deg=-c.trim_deg, cog=cog, axis="pitch", other_floating_deg=away)
     if heel_deg is None:
-        off = abs(cog[1] if axis == "roll" else cog[0]) > 1e-9 * float(hull_size(hull))
+        off = abs(cog[1]) > 1e-9 * float(hull_size(hull))
         heel_deg = np.arange(-90.0 if off else 0.0, 90.5, 1.0)
     heels = np.radians(np.asarray(heel_deg, float))
     options = dict(axis=axis, free_trim=free_trim, rho=float(rho), g=float(g), iterations=int(iterations))
@@ -311,8 +325,8 @@ def righting_arm(hull: HullMesh, mass: float, cog, heel_deg=None, *, axis: str =
     weak = min(summary, key=lambda t: abs(t[0]) if t[0] is not None else np.inf)
     order = np.argsort(np.concatenate([s[1] for s in sides]))
     heel, X, residual, gz = (np.concatenate([s[k] for s in sides])[order] for k in (1, 2, 3, 4))
-    deck = _deck_edge_immersion(hull, cog, heel, X, axis)
-    away = _other_floating(hull, mass, cog, heel, X, residual > RESIDUAL, axis, rho, g)
+    deck = _deck_edge_immersion(hull, cog, heel, X, axis) if explain else None
+    away = _other_floating(hull, mass, cog, heel, X, residual > RESIDUAL, axis, rho, g) if explain else None
     return StabilityCurve(np.degrees(heel), gz, X[:, 0], np.degrees(X[:, 1]), residual, gm, weak[1], weak[2], deck, weak[0],
                           float(mass), cog, axis, _equilibrium(heel, gz), away)
 
@@ -395,11 +409,19 @@ def _deck_edge_immersion(hull, cog, heels, X, axis):
     waterline, signed, interpolated between the curve's heels; None if it stays dry."""
     deck = np.asarray(hull.vertices)[hull.deck_vertices()]
     G = np.asarray(cog, float)
-    lowest = []
-    for heel, (heave, trim) in zip(heels, X):
-        R = np.asarray(_rotation(heel, trim, axis))
-        lowest.append(np.min((G + (deck - G) @ R.T)[:, 2]) + heave)
-    lowest = np.asarray(lowest)
+    heave, trim = np.asarray(X, float).T
+    first, second = (np.cos(heels), np.sin(heels)), (np.cos(trim), np.sin(trim))
+    if axis != "roll":
+        first, second = second, first
+    (cx, sx), (cy, sy) = first, second  # about x, about y: R = Rx Ry (roll) or Ry Rx (pitch), as _rotation
+    # the third row of R (the heights), for all the heels at once
+    rx = np.stack([np.zeros_like(cx), sx, cx], axis=-1)  # Rx's third row
+    ry = np.stack([-sy, np.zeros_like(cy), cy], axis=-1)  # Ry's third row
+    if axis == "roll":  # (Rx Ry)[2] = Rx[2] Ry
+        z_row = np.stack([rx[:, 0] * cy - rx[:, 2] * sy, rx[:, 1], rx[:, 0] * sy + rx[:, 2] * cy], axis=-1)
+    else:  # (Ry Rx)[2] = Ry[2] Rx
+        z_row = np.stack([ry[:, 0], ry[:, 1] * cx - ry[:, 2] * sx, ry[:, 1] * sx + ry[:, 2] * cx], axis=-1)
+    lowest = G[2] + np.min((deck - G) @ z_row.T, axis=0) + heave
     found = []
     for sign in (1.0, -1.0):
         on = sign * heels >= 0
