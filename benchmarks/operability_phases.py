@@ -1,5 +1,5 @@
 """The whole operability of an operation in phases, end to end, against a plain sea-state sweep of the same
-lift: ``benchmarks/lift_in_phases.toml`` (the packaged small lift as three phases: hang 100 s, lower 2 m in
+lift: ``examples/lift_in_phases.toml`` (the packaged small lift as three phases: hang 100 s, lower 2 m in
 20 s, hold 80 s, each with its own criteria) over 8 headings x 10 peak periods, a root search in Hs per
 heading and period shared by the three phases, 20 realisations a run, alpha and the weather windows of the
 packaged year; beside it ``jaxmbd sweep``'s path over 6 Hs x the 10 periods of the same lift without phases
@@ -28,7 +28,7 @@ from .operability import HS, sweep_peer
 from .report import RESULTS, ROOT, assemble
 from .timing import processes_or_child, spawn_child, spread
 
-FILE = "benchmarks/lift_in_phases.toml"
+FILE = "examples/lift_in_phases.toml"
 PLAIN = "jaxmbd/data/small_lift.toml"
 
 
