@@ -162,11 +162,11 @@ def _run(args) -> int:
     res = run(loaded, start, seed=args.seed, duration=args.duration, n_realisations=args.realisations, time_limit=_limit(args),
               progress=Progress("realisations" if loaded.scenario else "simulating"))
     if loaded.scenario:
-        code = _report_scenario(args, loaded, res, out)
+        code = _report_scenario(args, loaded, res, out, static_start=start.equilibrium)
     else:
         nc = _write_result(res, out / "result.nc")
         code = _summary(args, res.system, res.time, res.outputs, res.batched, res.excursions, float(res.attrs["duration_s"]),
-                        nc, static_start=start.equilibrium, between=res.between)
+                        nc, static_start=start.equilibrium, between=res.between, loads=loaded.display_loads)
     if args.report:  # the result files this run wrote
         from .report import write_report
 
@@ -199,12 +199,18 @@ def _write_result(res, path: Path) -> Path:
     return path
 
 
-def _summary(args, system, time, outputs, batched, found, duration, written, stationary=True, static_start=True, between=None) -> int:
+def _summary(args, system, time, outputs, batched, found, duration, written, stationary=True, static_start=True, between=None,
+             starts=None, loads="kN") -> int:
     """The table of the per-realisation maxima (over every step where the run tracked the output, ``between``).  A DAF
-    (mean maximum over the start value) is given for tensions only from a static equilibrium in a stationary sea."""
+    (mean maximum over the start value) is given for tensions only from a static equilibrium, in a stationary sea or
+    over the operation's start (``starts``: per output the values at the start, where ``outputs`` hold maxima
+    only).  Figures in display units (:mod:`jaxmbd.units`: degrees, forces in ``loads``)."""
     from . import validity
     from .results import component_labels
     from .statistics import FIT_MIN_REALISATIONS, summarise_maxima
+    from .units import display_unit, figure, seconds
+
+    g = float(np.linalg.norm(np.asarray(system.model.gravity)))
 
     block = validity.warning_block(found)
     if block:
@@ -215,32 +221,38 @@ def _summary(args, system, time, outputs, batched, found, duration, written, sta
     for name, val in outputs.items():
         val = np.asarray(val)
         scalar_ndim = 2 if batched else 1
+        first = None if starts is None else np.asarray(starts[name])
         if val.ndim == scalar_ndim:
-            series = [(name, val, units.get(name, "?"), name)]
+            series = [(name, val, units.get(name, "?"), name, first)]
         elif val.ndim == scalar_ndim + 1:  # a vector output: one row a component, labelled
             labels = component_labels(name, val.shape[-1])[1]
-            series = [(f"{name}[{lab}]", val[..., k], component_unit(units.get(name, "?"), lab), f"{name}[{k}]") for k, lab in enumerate(labels)]
+            series = [(f"{name}[{lab}]", val[..., k], component_unit(units.get(name, "?"), lab), f"{name}[{k}]",
+                       None if first is None else first[..., k]) for k, lab in enumerate(labels)]
         else:
             continue
-        for label, x, unit, key in series:
+        for label, x, unit, key, at_start in series:
             x, b = (x if batched else x[None]), (between or {}).get(key, {}).get("max")
             m = summarise_maxima(x, duration, stationary=stationary, daf=label.endswith("tension") and static_start,
-                                 between=None if b is None else np.reshape(b, x.shape))
+                                 between=None if b is None else np.reshape(b, x.shape), start=at_start)
             n_real = m.n
-            rows.append([label, unit, f"{m.mean:.4g}", "n/a" if m.std is None else f"{m.std:.3g}", f"{m.p90:.4g}",
-                         "" if m.daf is None else f"{m.daf:.3f}", "n/a" if m.mpm is None else f"{m.mpm:.4g}",
-                         "n/a" if m.mpm_storm is None else f"{m.mpm_storm:.4g}"])
-    print(_table(rows, ["output", "units", "mean of maxima", "std", "p90", "DAF", f"MPM {duration:g} s", "MPM 3 h"]))
+            shown, f = display_unit(unit, loads, g)
+            rows.append([label, shown, figure(m.mean, f), "n/a" if m.std is None else figure(m.std, f, 3), figure(m.p90, f),
+                         "" if m.daf is None else f"{m.daf:.3f}", figure(m.mpm, f), figure(m.mpm_storm, f)])
+    print(_table(rows, ["output", "units", "mean of maxima", "std", "p90", "DAF", f"MPM {seconds(duration)}", "MPM 3 h"]))
     if not static_start and stationary:
         print("(no DAF: the run did not start from its static equilibrium, so its first values are no static load; "
               "[simulation] static_equilibrium = true gives one)")
     if n_real is not None and n_real < FIT_MIN_REALISATIONS:
         print(f"(most probable maxima need at least {FIT_MIN_REALISATIONS} realisations; this run has {n_real})")
     else:
-        daf = "DAF: mean maximum over the value at the start, the static load; " if static_start and stationary else ""
+        daf = ("DAF: mean maximum over the value at the start, the static load" +
+               ("" if stationary else " there (a phase that changes the static load, as a lift-off or the splash zone, "
+                                      "is not measured by it)") + "; ") if static_start and (stationary or starts) else ""
         print(f"(statistics of the {n_real} per-realisation maxima; {daf}MPM: mode of a Gumbel fit to them by moments, "
-              f"for {duration:g} s" + (f" and, assuming independent {duration:g} s blocks, for a 3-hour storm)"
-                                       if stationary else "; an operation is not a stationary storm: no 3-hour value)"))
+              f"for {seconds(duration)}" + (f" and, assuming independent {seconds(duration)} blocks, for a 3-hour storm)"
+                                            if stationary else "; an operation is not a stationary storm: no 3-hour value)"))
+    print(f"(angles in degrees, forces in {loads}: the result file keeps SI units; display_loads in the system file "
+          "picks kN, MN, N or t)")
     print(f"wrote {written}")
     if found and getattr(args, "strict", False):
         print(f"jaxmbd: {args.system}: --strict: the run left the range of validity of its models (above)",
@@ -249,28 +261,30 @@ def _summary(args, system, time, outputs, batched, found, duration, written, sta
     return 0
 
 
-def _report_scenario(args, loaded, res, out) -> int:
+def _report_scenario(args, loaded, res, out, static_start=True) -> int:
     """A run with phases: each realisation's events, its per-phase table and result file (the realisations'
     time grids differ: one file each), a plot of the reported outputs, the summary of the maxima."""
     system = res.system
     report = loaded.build_scenario().report_outputs(system)
     n = res.n_realisations
-    written, runs, maxima = [], [], {}
+    written, runs, maxima, starts = [], [], {}, {}
     for r in range(n):
         one = res.realisation(r)
         written.append(_write_result(one, out / ("result.nc" if n == 1 else f"result_{r:03d}.nc")))
         print(f"realisation {r}:\n{one.event_table()}\n")
         if report:
-            print(one.phase_table(report) + "\n")
+            print(one.phase_table(report, loaded.display_loads) + "\n")
         runs.append(one)
         for name, val in one.outputs.items():  # per realisation its maxima only (the time grids differ)
             maxima.setdefault(name, []).append(np.max(np.asarray(val), axis=0))
+            starts.setdefault(name, []).append(np.asarray(val)[0])
     if report:
         written.append(_plot_scenario(runs, report, out / "scenario.png"))
     # (realisation, one "time" sample: the maximum) for the summary's statistics of maxima
     series = {k: np.stack(v)[:, None] for k, v in maxima.items()}
     return _summary(args, system, np.zeros(1), series, True, res.excursions, float(res.attrs["duration_s"]),
-                    ", ".join(str(w) for w in written), stationary=False)
+                    ", ".join(str(w) for w in written), stationary=False, static_start=static_start,
+                    starts={k: np.stack(v) for k, v in starts.items()}, loads=loaded.display_loads)
 
 
 def _plot_scenario(runs, names, path: Path) -> Path:

@@ -94,22 +94,25 @@ class Result:
         rows += [f"{e.time:10.3f}  {e.name:<24} {e.trigger}: {e.detail}" for e in self.events]
         return "\n".join(rows)
 
-    def phase_table(self, names) -> str:
+    def phase_table(self, names, loads: str = "kN") -> str:
         """Per phase that ran: start and end (s) and, for each named scalar output (a vector output: its
-        magnitude), its largest and smallest value with its units.  A rope's tension or hook load also
-        gets its slack spells in the phase (below 10 % of its value at the start of the run,
-        :func:`jaxmbd.statistics.slack_events`) and the largest snap that ended one."""
+        magnitude), its largest and smallest value with its units (display units, :mod:`jaxmbd.units`: angles
+        in degrees, forces in ``loads``).  A rope's tension or hook load also gets its slack spells in the
+        phase (below 10 % of its value at the start of the run, :func:`jaxmbd.statistics.slack_events`) and
+        the largest snap that ended one."""
         from .statistics import slack_events
+        from .units import display_unit, figure
 
         units = self.system.output_units()
+        g = float(np.linalg.norm(np.asarray(self.system.model.gravity)))
         head = ["phase", "start (s)", "end (s)"]
         cols = []
         for name in names:
             x = np.asarray(self.outputs[name])
             label = name if x.ndim == 1 else f"|{name}|"
             rope = name.endswith(("/tension", "/hook_load")) and x.ndim == 1
-            cols.append((x if x.ndim == 1 else np.linalg.norm(x, axis=-1), rope))
-            u = units.get(name, "?")
+            u, f = display_unit(units.get(name, "?"), loads, g)
+            cols.append((x if x.ndim == 1 else np.linalg.norm(x, axis=-1), rope, f))
             head += [f"{label} max ({u})", f"{label} min ({u})"] + ([f"{label} slack spells", f"{label} largest snap ({u})"]
                                                                    if rope else [])
         rows = []
@@ -119,12 +122,12 @@ class Result:
                 continue
             t = self.time[m]
             row = [pname, f"{t[0]:.1f}", f"{t[-1]:.1f}"]
-            for x, rope in cols:
-                row += [f"{np.max(x[m]):.4g}", f"{np.min(x[m]):.4g}"]
+            for x, rope, f in cols:
+                row += [figure(float(np.max(x[m])), f), figure(float(np.min(x[m])), f)]
                 if rope:
                     events = slack_events(t, x[m], max(float(x[0]), 1e-300)) if x[0] > 0 else []
                     snaps = [e.snap for e in events if e.snap is not None]
-                    row += [str(len(events)), f"{max(snaps):.4g}" if snaps else "-"]
+                    row += [str(len(events)), figure(max(snaps), f) if snaps else "-"]
             rows.append(row)
         widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
 

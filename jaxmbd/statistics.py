@@ -157,17 +157,21 @@ class MaximaSummary:
     mpm_storm: float | None
 
 
-def summarise_maxima(x, duration: float, *, stationary: bool = True, daf: bool = False, between=None) -> MaximaSummary:
+def summarise_maxima(x, duration: float, *, stationary: bool = True, daf: bool = False, between=None,
+                     start=None) -> MaximaSummary:
     """:class:`MaximaSummary` of ``x`` (realisation, time) (or its maxima, (realisation, 1)); ``daf``: the
     output is a load whose value at the start is static (a rope's tension); ``between``: the largest values
-    between the saves, shaped as ``x`` (:attr:`jaxmbd.results.Result.between`), which give the maxima."""
+    between the saves, shaped as ``x`` (:attr:`jaxmbd.results.Result.between`), which give the maxima;
+    ``start``: the values at the start (realisation,) where ``x`` holds maxima only (an operation in phases,
+    whose DAF is then over the static load at its start, in a sea that need not be stationary)."""
     x = np.asarray(x, float)
     maxima = np.max(np.asarray(between, float) if between is not None else x, axis=-1)
-    start = float(np.mean(x[..., 0]))
+    given = start is not None
+    start = float(np.mean(start if given else x[..., 0]))
     g = Gumbel.fit(maxima) if maxima.size >= FIT_MIN_REALISATIONS else None
     return MaximaSummary(
         n=int(maxima.size), mean=float(np.mean(maxima)), std=float(np.std(maxima, ddof=1)) if maxima.size > 1 else None,
         p90=float(np.percentile(maxima, 90)),
-        daf=float(np.mean(maxima)) / start if daf and start > 0 and stationary else None,
+        daf=float(np.mean(maxima)) / start if daf and start > 0 and (stationary or given) else None,
         mpm=None if g is None else float(g.mu),
         mpm_storm=None if g is None or not stationary else float(g.mu + g.beta * np.log(max(STORM / duration, 1.0))))

@@ -110,5 +110,5 @@ def test_run_prints_vector_outputs_by_component(tmp_path, capsys):
     for lab in ("fx", "fy", "fz", "mx", "my", "mz"):
         assert f"mooring/force[{lab}]" in out
     row = next(line for line in out.splitlines() if "mooring/force[fx]" in line).split()
-    assert row[1] == "N" and next(r for r in out.splitlines() if "[mx]" in r).split()[1:3] == ["N", "m"]
+    assert row[1] == "kN" and next(r for r in out.splitlines() if "[mx]" in r).split()[1:3] == ["kN", "m"]  # display units
     assert float(row[2]) < 0  # the spring pulls the block back towards x = 0: fx < 0 at its largest

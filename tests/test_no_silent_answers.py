@@ -372,8 +372,8 @@ max_duration = 5.0
     out = capsys.readouterr().out
     assert "hold" in out and "lower" in out
     # the per-phase table of the rope's tension, with its units, and the plot against time
-    assert "hoist/tension max (N)" in out and "hoist/tension min (N)" in out
-    assert "hoist/tension slack spells" in out and "hoist/tension largest snap (N)" in out
+    assert "hoist/tension max (kN)" in out and "hoist/tension min (kN)" in out
+    assert "hoist/tension slack spells" in out and "hoist/tension largest snap (kN)" in out
     assert (tmp_path / "o" / "scenario.png").stat().st_size > 0
     with xr.open_dataset(tmp_path / "o" / "result.nc", engine="h5netcdf") as ds:
         events = json.loads(ds.attrs["events"])
@@ -700,3 +700,31 @@ def test_a_scenario_value_written_with_its_unit_or_as_a_word_is_named(tmp_path, 
     with pytest.raises(SystemFileError, match=expected) as info:
         load_system(path)
     assert "\n" not in str(info.value)
+
+
+def test_the_run_table_prints_degrees_and_the_files_load_unit(tmp_path, capsys):
+    """The run table in display units: a rope's tension in the file's ``display_loads`` (kN by default, t on
+    request: N / (1000 g) with the model's g), equal to the result file's SI figures (to the 4 printed digits),
+    an angle in degrees; a value that is round-off (1e-16 m) prints 0; an unknown unit is one line."""
+    import math
+
+    base = ROPE.format(name="s", length=9.99).replace("dt = 0.005\n", "dt = 0.005\nstatic_equilibrium = true\n")
+    for loads, factor in (("kN", 1e-3), ("t", 1.0 / (1000.0 * 9.81))):
+        path = tmp_path / f"{loads}.toml"
+        path.write_text(base if loads == "kN" else f'display_loads = "{loads}"\n' + base)
+        assert main(["run", str(path), "--out", str(tmp_path / loads)]) == 0
+        out = capsys.readouterr().out
+        row = next(line for line in out.splitlines() if line.strip().startswith("hoist/tension")).split()
+        with xr.open_dataset(tmp_path / loads / "result.nc") as ds:
+            peak = float(ds["hoist_tension_max_between"].max()) if "hoist_tension_max_between" in ds else float(ds["hoist_tension"].max())
+        assert row[1] == loads and float(row[2]) == pytest.approx(peak * factor, rel=5e-4), (row, peak)
+        assert f"forces in {loads}" in out
+    bad = tmp_path / "bad.toml"
+    bad.write_text('display_loads = "kips"\n' + base)
+    with pytest.raises(SystemFileError) as info:
+        load_system(bad)
+    assert info.value.field == "display_loads" and "\n" not in str(info.value)
+    from jaxmbd.units import display_unit, figure
+
+    assert display_unit("rad") == ("deg", 180.0 / math.pi) and display_unit("N m", "MN") == ("MN m", 1e-6)
+    assert figure(1.5e-16) == "0" and figure(0.5, 180.0 / math.pi) == "28.65" and figure(None) == "n/a"

@@ -41,8 +41,9 @@ def test_the_phase_table_counts_a_ropes_slack_spells_and_snaps():
 
     t = np.linspace(0.0, 20.0, 2001)
     T = np.where(t < 10.0, 100.0, 100.0 + 150.0 * np.sin(2 * np.pi * (t - 10.0) / 5.0))
-    system = types.SimpleNamespace(output_units=lambda: {"hoist/tension": "N"})
+    system = types.SimpleNamespace(output_units=lambda: {"hoist/tension": "N"}, model=types.SimpleNamespace(gravity=np.array([0.0, 0.0, -9.81])))
     res = Result(system, t, np.zeros((t.size, 1)), np.zeros((t.size, 1)), np.zeros((t.size, 0)),
                  {"hoist/tension": T}, phase=(t >= 10.0).astype(int), phase_names=("hold", "swing"))
-    rows = res.phase_table(["hoist/tension"]).splitlines()
+    rows = res.phase_table(["hoist/tension"], loads="N").splitlines()
     assert rows[1].split()[-2:] == ["0", "-"] and rows[2].split()[-2:] == ["2", "250"], rows
+    assert "(kN)" in res.phase_table(["hoist/tension"]) and res.phase_table(["hoist/tension"]).splitlines()[2].split()[-1] == "0.25"

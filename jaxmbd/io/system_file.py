@@ -39,6 +39,7 @@ from ..run import SimulationSettings, read_simulation
 from ..scenario import read_scenario
 from ..sweep import SweepTable, read_sweep
 from ..tables import SystemFileError, TableReader, as_array
+from ..units import DISPLAY_LOADS
 from .elements_file import check_unique_names, read_elements, read_report_joints, trial
 from .model_file import read_model
 
@@ -77,6 +78,7 @@ class LoadedSystem:
     config: dict
     stiffest: tuple | None = None  # (ω rad/s, element) of the stiffest stated mode at q0 (jaxmbd.validity.stiffest_mode)
     operability: Any = None  # the [operability] table (jaxmbd.operability.job.OperabilityTable)
+    display_loads: str = "kN"  # the unit the run table prints forces in (moments in it times m): kN, MN, N or t
 
     @property
     def model(self):
@@ -136,7 +138,7 @@ class LoadedSystem:
 
 
 _TOP_KEYS = (
-    "name", "description", "gravity", "report_joints", "model", "bodies", "hydro", "forces", "controllers", "loops",
+    "name", "description", "gravity", "report_joints", "display_loads", "model", "bodies", "hydro", "forces", "controllers", "loops",
     "waves", "current", "water", "simulation", "sweep", "scenario", "tune", "operability",
 )
 
@@ -207,6 +209,7 @@ class _Loader:
         self.name = r.string(cfg, "", "name", path_stem(self.path))
         self.file_name(self.name, "name")
         r.string(cfg, "", "description", "")
+        self.display_loads = r.string(cfg, "", "display_loads", "kN", choices=DISPLAY_LOADS)
         gravity = r.vector(cfg, "", "gravity", 3, (0.0, 0.0, -9.81))
         self.g = float(np.linalg.norm(gravity)) or 9.81  # the hydrodynamic data's g unless [[hydro]] says
 
@@ -256,6 +259,7 @@ class _Loader:
             config=self.config,
             stiffest=stiffest,
             operability=operability,
+            display_loads=self.display_loads,
         )
 
     def validate(self, system):
