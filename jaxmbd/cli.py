@@ -279,7 +279,7 @@ def _report_scenario(args, loaded, res, out, static_start=True) -> int:
             maxima.setdefault(name, []).append(np.max(np.asarray(val), axis=0))
             starts.setdefault(name, []).append(np.asarray(val)[0])
     if report:
-        written.append(_plot_scenario(runs, report, out / "scenario.png"))
+        written.append(_plot_scenario(runs, report, out / "scenario.png", loaded.display_loads, system.name))
     # (realisation, one "time" sample: the maximum) for the summary's statistics of maxima
     series = {k: np.stack(v)[:, None] for k, v in maxima.items()}
     return _summary(args, system, np.zeros(1), series, True, res.excursions, float(res.attrs["duration_s"]),
@@ -287,23 +287,28 @@ def _report_scenario(args, loaded, res, out, static_start=True) -> int:
                     starts={k: np.stack(v) for k, v in starts.items()}, loads=loaded.display_loads)
 
 
-def _plot_scenario(runs, names, path: Path) -> Path:
-    """The reported outputs against time, a panel each, every realisation, the first's phases shaded and named."""
+def _plot_scenario(runs, names, path: Path, loads: str = "kN", title: str = "") -> Path:
+    """The reported outputs against time in display units (:mod:`jaxmbd.units`), a panel each, every realisation
+    (the first in colour, the others grey, a legend saying so), the first's phases shaded and named."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from .units import display_unit
+
     units = runs[0].system.output_units()
-    fig, axes = plt.subplots(len(names), 1, figsize=(10, 2.6 * len(names) + 0.6), sharex=True, squeeze=False)
+    g = float(np.linalg.norm(np.asarray(runs[0].system.model.gravity)))
+    fig, axes = plt.subplots(len(names), 1, figsize=(10, 2.6 * len(names) + 0.9), sharex=True, squeeze=False)
     first = runs[0]
     for ax, name in zip(axes[:, 0], names):
+        shown, factor = display_unit(units.get(name, "?"), loads, g)
         for i, res in enumerate(runs):
             x = np.asarray(res.outputs[name])
             x = x if x.ndim == 1 else np.linalg.norm(x, axis=-1)
-            ax.plot(res.time, x, lw=0.8, alpha=1.0 if i == 0 else 0.4, color="C0" if i == 0 else "0.5")
-        ax.set_ylabel(f"{name if np.asarray(first.outputs[name]).ndim == 1 else '|' + name + '|'} ({units.get(name, '?')})",
-                      fontsize=8)
+            label = ("realisation 0" if i == 0 else "the other realisations" if i == 1 else None) if len(runs) > 1 else None
+            ax.plot(res.time, x * factor, lw=0.8, alpha=1.0 if i == 0 else 0.4, color="C0" if i == 0 else "0.5", label=label)
+        ax.set_ylabel(f"{name if np.asarray(first.outputs[name]).ndim == 1 else '|' + name + '|'} ({shown})", fontsize=8)
         ax.grid(alpha=0.3)
         for k, pname in enumerate(first.phase_names):
             m = first.phase == k
@@ -312,6 +317,10 @@ def _plot_scenario(runs, names, path: Path) -> Path:
                 if ax is axes[0, 0]:
                     ax.text(0.5 * (first.time[m][0] + first.time[m][-1]), 1.01, pname, transform=ax.get_xaxis_transform(),
                             ha="center", va="bottom", fontsize=7)
+    if len(runs) > 1:
+        axes[0, 0].legend(fontsize=7, loc="upper right")
+    fig.suptitle(f"{title}: {len(runs)} realisation(s), phases shaded (those of realisation 0)" if title else
+                 f"{len(runs)} realisation(s), phases shaded (those of realisation 0)", fontsize=9)
     axes[-1, 0].set_xlabel("time (s)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
