@@ -18,26 +18,28 @@ TONNE = 1000.0
 
 
 class Progress:
-    """A one-line progress bar on stderr for loops longer than a few seconds."""
+    """A progress bar on stderr (tqdm) for loops longer than a few seconds: ``progress(done, total, *extra)``
+    after each step, ``extra`` shown beside it (the sweep's sea state).  None off a terminal: a log file gets
+    no bar."""
 
     def __init__(self, label: str, stream=None):
         self.label = label
-        self.t0 = time.perf_counter()
         self.stream = stream or sys.stderr
         self.quiet = not getattr(self.stream, "isatty", lambda: False)()  # a log file gets no bar
+        self.bar = None
 
     def __call__(self, done, total, *extra):
         if self.quiet:
             return
-        frac = done / max(total, 1)
-        bar = "#" * int(30 * frac)
-        el = time.perf_counter() - self.t0
-        eta = el / frac - el if frac > 0 else float("nan")
-        info = " ".join(str(e) for e in extra)
-        self.stream.write(f"\r{self.label} [{bar:<30}] {done}/{total} {el:6.1f} s, {eta:6.1f} s left {info}   ")
+        from tqdm import tqdm
+
+        if self.bar is None or self.bar.total != total:
+            self.bar = tqdm(total=total, desc=self.label, file=self.stream, dynamic_ncols=True, leave=True)
+        if extra:
+            self.bar.set_postfix_str(" ".join(str(e) for e in extra), refresh=False)
+        self.bar.update(done - self.bar.n)
         if done >= total:
-            self.stream.write("\n")
-        self.stream.flush()
+            self.bar.close()
 
 
 def _table(rows, header):
