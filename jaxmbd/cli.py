@@ -234,7 +234,7 @@ def _summary(args, system, time, outputs, batched, found, duration, written, sta
             continue
         for label, x, unit, key, at_start in series:
             x, b = (x if batched else x[None]), (between or {}).get(key, {}).get("max")
-            m = summarise_maxima(x, duration, stationary=stationary, daf=label.endswith("tension") and static_start,
+            m = summarise_maxima(x, duration, stationary=stationary, daf=name.endswith("tension") and static_start,
                                  between=None if b is None else np.reshape(b, x.shape), start=at_start)
             n_real = m.n
             shown, f = display_unit(unit, loads, g)
