@@ -253,8 +253,8 @@ def _summary(args, system, time, outputs, batched, found, duration, written, sta
         print(f"(statistics of the {n_real} per-realisation maxima; {daf}MPM: mode of a Gumbel fit to them by moments, "
               f"for {seconds(duration)}" + (f" and, assuming independent {seconds(duration)} blocks, for a 3-hour storm)"
                                             if stationary else "; an operation is not a stationary storm: no 3-hour value)"))
-    print(f"(angles in degrees, forces in {loads}: the result file keeps SI units; display_loads in the system file "
-          "picks kN, MN, N or t)")
+    print(f"(angles in degrees, forces in {loads}, figures under 1e-9 in SI units as 0: the result file keeps SI units "
+          "and every figure; display_loads in the system file picks kN, MN, N or t)")
     print(f"wrote {written}")
     if found and getattr(args, "strict", False):
         print(f"jaxmbd: {args.system}: --strict: the run left the range of validity of its models (above)",
