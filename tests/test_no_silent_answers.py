@@ -719,6 +719,8 @@ def test_the_run_table_prints_degrees_and_the_files_load_unit(tmp_path, capsys):
             peak = float(ds["hoist_tension_max_between"].max()) if "hoist_tension_max_between" in ds else float(ds["hoist_tension"].max())
         assert row[1] == loads and float(row[2]) == pytest.approx(peak * factor, rel=5e-4), (row, peak)
         assert f"forces in {loads}" in out
+        sway = next(line for line in out.splitlines() if line.strip().startswith("hoist/sway")).split()
+        assert sway[1] == "deg" and sway[2] == "0"  # a rope hanging plumb: its sway is round-off, printed 0
     bad = tmp_path / "bad.toml"
     bad.write_text('display_loads = "kips"\n' + base)
     with pytest.raises(SystemFileError) as info:

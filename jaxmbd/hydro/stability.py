@@ -293,7 +293,8 @@ def righting_arm(hull: HullMesh, mass: float, cog, heel_deg=None, *, axis: str =
         turned = HullMesh(np.asarray(hull.vertices, float) @ _Y_TO_X.T, hull.triangles, hull.source)
         c = righting_arm(turned, mass, _Y_TO_X @ cog, heel_deg, axis="roll", free_trim=free_trim, rho=rho, g=g,
                          iterations=iterations, explain=explain)
-        away = None if c.other_floating_deg is None else -c.other_floating_deg
+        # the free angle turns sign; inf (no floating position at any angle) stays inf
+        away = None if c.other_floating_deg is None else np.where(np.isinf(c.other_floating_deg), np.inf, -c.other_floating_deg)
         return dataclasses.replace(c, trim_deg=-c.trim_deg, cog=cog, axis="pitch", other_floating_deg=away)
     if heel_deg is None:
         off = abs(cog[1]) > 1e-9 * float(hull_size(hull))
@@ -420,7 +421,7 @@ def _deck_edge_immersion(hull, cog, heels, X, axis):
     if axis == "roll":  # (Rx Ry)[2] = Rx[2] Ry
         z_row = np.stack([rx[:, 0] * cy - rx[:, 2] * sy, rx[:, 1], rx[:, 0] * sy + rx[:, 2] * cy], axis=-1)
     else:  # (Ry Rx)[2] = Ry[2] Rx
-        z_row = np.stack([ry[:, 0], ry[:, 1] * cx - ry[:, 2] * sx, ry[:, 1] * sx + ry[:, 2] * cx], axis=-1)
+        z_row = np.stack([ry[:, 0], ry[:, 1] * cx + ry[:, 2] * sx, -ry[:, 1] * sx + ry[:, 2] * cx], axis=-1)
     lowest = G[2] + np.min((deck - G) @ z_row.T, axis=0) + heave
     found = []
     for sign in (1.0, -1.0):

@@ -239,6 +239,8 @@ class _Loader:
                             report_joints=report, loops=tuple(lp for _, lp in loops))
         except (ModelError, ValueError) as exc:
             r.fail("forces", str(exc))
+        if self.display_loads == "t" and not np.any(np.asarray(self.model.gravity)):
+            r.fail("display_loads", "tonnes-force (t) are N / (1000 g): a model without gravity has no g; give kN, MN or N")
         trial(self, system, elements)  # shapes only: the outputs a sweep or a scenario may name
         stiffest = self.validate(system) if validate else None
         integrator, sim = read_simulation(self, cfg, system)

@@ -43,7 +43,9 @@ def add_parser(sub, func, *, out, count, index):
                                        "2004 sample)")
     op.add_argument("--out", type=out, help="output folder (default out/<name>_operability)")
     op.add_argument("--realisations", type=count, help="wave realisations per run (default: the file's [operability])")
-    op.add_argument("--smoke", action="store_true", help="two periods, one heading, two realisations of at most 60 s: checks every step")
+    op.add_argument("--smoke", action="store_true",
+                    help="two periods, one heading, two realisations of at most 60 s (a run without phases; an operation in "
+                         "phases keeps its phases' lengths): checks every step")
     op.add_argument("--force", action="store_true", help="recompute the cells of the output folder computed for another study")
     op.add_argument("--num-processes", type=count, default=1, help="processes sharing the study's cells (default 1)")
     op.add_argument("--process-id", type=index, default=0, help="this process's index, 0 .. num-processes - 1")
