@@ -210,9 +210,9 @@ def _summary(args, system, time, outputs, batched, found, duration, written, sta
     from . import validity
     from .results import component_labels
     from .statistics import FIT_MIN_REALISATIONS, summarise_maxima
-    from .units import display_unit, figure, seconds
+    from .units import display_units_of, figure, seconds
 
-    g = float(np.linalg.norm(np.asarray(system.model.gravity)))
+    shown_in = display_units_of(system, loads)
 
     block = validity.warning_block(found)
     if block:
@@ -237,7 +237,7 @@ def _summary(args, system, time, outputs, batched, found, duration, written, sta
             m = summarise_maxima(x, duration, stationary=stationary, daf=name.endswith("tension") and static_start,
                                  between=None if b is None else np.reshape(b, x.shape), start=at_start)
             n_real = m.n
-            shown, f = display_unit(unit, loads, g)
+            shown, f = shown_in(unit)
             rows.append([label, shown, figure(m.mean, f), "n/a" if m.std is None else figure(m.std, f, 3), figure(m.p90, f),
                          "" if m.daf is None else f"{m.daf:.3f}", figure(m.mpm, f), figure(m.mpm_storm, f)])
     print(_table(rows, ["output", "units", "mean of maxima", "std", "p90", "DAF", f"MPM {seconds(duration)}", "MPM 3 h"]))
@@ -297,14 +297,14 @@ def _plot_scenario(runs, names, path: Path, loads: str = "kN", title: str = "") 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .units import display_unit
+    from .units import display_units_of
 
     units = runs[0].system.output_units()
-    g = float(np.linalg.norm(np.asarray(runs[0].system.model.gravity)))
+    shown_in = display_units_of(runs[0].system, loads)
     fig, axes = plt.subplots(len(names), 1, figsize=(10, 2.6 * len(names) + 0.9), sharex=True, squeeze=False)
     first = runs[0]
     for ax, name in zip(axes[:, 0], names):
-        shown, factor = display_unit(units.get(name, "?"), loads, g)
+        shown, factor = shown_in(units.get(name, "?"))
         for i, res in enumerate(runs):
             x = np.asarray(res.outputs[name])
             x = x if x.ndim == 1 else np.linalg.norm(x, axis=-1)

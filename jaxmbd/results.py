@@ -101,17 +101,17 @@ class Result:
         phase (below 10 % of its value at the start of the run, :func:`jaxmbd.statistics.slack_events`) and
         the largest snap that ended one."""
         from .statistics import slack_events
-        from .units import display_unit, figure
+        from .units import display_units_of, figure
 
         units = self.system.output_units()
-        g = float(np.linalg.norm(np.asarray(self.system.model.gravity)))
+        shown_in = display_units_of(self.system, loads)
         head = ["phase", "start (s)", "end (s)"]
         cols = []
         for name in names:
             x = np.asarray(self.outputs[name])
             label = name if x.ndim == 1 else f"|{name}|"
             rope = name.endswith(("/tension", "/hook_load")) and x.ndim == 1
-            u, f = display_unit(units.get(name, "?"), loads, g)
+            u, f = shown_in(units.get(name, "?"))
             cols.append((x if x.ndim == 1 else np.linalg.norm(x, axis=-1), rope, f))
             head += [f"{label} max ({u})", f"{label} min ({u})"] + ([f"{label} slack spells", f"{label} largest snap ({u})"]
                                                                    if rope else [])

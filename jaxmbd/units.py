@@ -29,6 +29,12 @@ def display_unit(unit: str, loads: str = "kN", g: float = 9.81) -> tuple[str, fl
     return unit, 1.0
 
 
+def display_units_of(system, loads: str = "kN"):
+    """``unit -> (unit shown, factor)`` for ``system``'s tables: :func:`display_unit` with its model's g."""
+    g = math.sqrt(sum(float(c) ** 2 for c in system.model.gravity))
+    return lambda unit: display_unit(unit, loads, g)
+
+
 def figure(x, factor: float = 1.0, digits: int = 4) -> str:
     """An SI figure ``x`` times ``factor`` to ``digits`` significant digits; 'n/a' for None or NaN; 0 below
     :data:`TINY` (SI)."""
