@@ -277,8 +277,8 @@ def _report_scenario(args, loaded, res, out, static_start=True) -> int:
         if report:
             print(one.phase_table(report, loaded.display_loads) + "\n")
         runs.append(one)
-        for name, val in one.outputs.items():  # per realisation its maxima only (the time grids differ)
-            maxima.setdefault(name, []).append(np.max(np.asarray(val), axis=0))
+        for name, val in one.outputs.items():  # per realisation its maxima only (the time grids differ), every step's
+            maxima.setdefault(name, []).append(one.largest(name))  # where tracked
             starts.setdefault(name, []).append(np.asarray(val)[0])
     if report:
         written.append(_plot_scenario(runs, report, out / "scenario.png", loaded.display_loads, system.name))

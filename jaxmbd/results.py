@@ -13,6 +13,7 @@ if TYPE_CHECKING:  # xarray is imported where a dataset is made: importing jaxmb
     import xarray as xr
 
 from .errors import InputError
+from .validity import SLACK_FRACTION
 
 
 @dataclasses.dataclass
@@ -82,6 +83,17 @@ class Result:
             return x, x
         return b["max"], b["min"]
 
+    def largest(self, name: str) -> np.ndarray:
+        """The largest value of output ``name`` over an unbatched run (per component of a vector output): over
+        every step where the run tracked it (:attr:`between`; a component ``name[k]`` too), else the saves."""
+        m = np.max(np.asarray(self.outputs[name], float), axis=0)
+        if name in self.between:
+            return np.max(self.between[name]["max"])
+        for k in range(np.size(m) if np.ndim(m) == 1 else 0):
+            if f"{name}[{k}]" in self.between:
+                m[k] = np.max(self.between[f"{name}[{k}]"]["max"])
+        return m
+
     # -- phases ----------------------------------------------------------------------------------
 
     def phase_start(self, k: int) -> float:
@@ -99,7 +111,9 @@ class Result:
         magnitude), its largest and smallest value with its units (display units, :mod:`jaxmbd.units`: angles
         in degrees, forces in ``loads``).  A rope's tension or hook load also gets its slack spells in the
         phase (below 10 % of its value at the start of the run, :func:`jaxmbd.statistics.slack_events`) and
-        the largest snap that ended one."""
+        the largest snap that ended one.  An output the run took at every step (:attr:`between`) is read
+        there: its maxima, minima and the spells entered in the phase at every step, the snap as the largest
+        tension from the phase's first spell on."""
         from .statistics import slack_events
         from .units import display_units_of, figure
 
@@ -112,7 +126,8 @@ class Result:
             label = name if x.ndim == 1 else f"|{name}|"
             rope = name.endswith(("/tension", "/hook_load")) and x.ndim == 1
             u, f = shown_in(units.get(name, "?"))
-            cols.append((x if x.ndim == 1 else np.linalg.norm(x, axis=-1), rope, f))
+            b = self.between.get(name, {}) if x.ndim == 1 else {}  # a scalar tracked at every step: between the saves
+            cols.append((x if x.ndim == 1 else np.linalg.norm(x, axis=-1), rope, f, b))
             head += [f"{label} max ({u})", f"{label} min ({u})"] + ([f"{label} slack spells", f"{label} largest snap ({u})"]
                                                                    if rope else [])
         rows = []
@@ -122,9 +137,13 @@ class Result:
                 continue
             t = self.time[m]
             row = [pname, f"{t[0]:.1f}", f"{t[-1]:.1f}"]
-            for x, rope, f in cols:
-                row += [figure(float(np.max(x[m])), f), figure(float(np.min(x[m])), f)]
-                if rope:
+            for x, rope, f, b in cols:
+                row += [figure(float(np.max(b.get("max", x)[m])), f), figure(float(np.min(b.get("min", x)[m])), f)]
+                if rope and "slack_entries" in b:  # every step: the spells entered in the phase, and the largest
+                    entries = b["slack_entries"][m]  # tension from its first on
+                    after = b["max_once_slack"][m][np.argmax(entries > 0):]
+                    row += [str(int(entries.sum())), figure(float(np.max(after)), f) if entries.any() else "-"]
+                elif rope:
                     events = slack_events(t, x[m], max(float(x[0]), 1e-300)) if x[0] > 0 else []
                     snaps = [e.snap for e in events if e.snap is not None]
                     row += [str(len(events)), figure(max(snaps), f) if snaps else "-"]
@@ -144,6 +163,88 @@ class Result:
     def to_netcdf(self, path):
         self.to_dataset().to_netcdf(path, engine="h5netcdf")
         return path
+
+
+@dataclasses.dataclass
+class PhaseRecord:
+    """One realisation of a run in phases (:class:`jaxmbd.scenario.Scenario`) as its phases end."""
+
+    pieces: list = dataclasses.field(default_factory=list)
+    steps: list = dataclasses.field(default_factory=list)
+    stopped: bool = False
+
+    def add(self, ts, ys, outputs, k, event, steps=None):
+        """Phase ``k``: its saved times, states (q, v, z) and outputs, the event that ended it and ``steps``
+        (numpy): the times of its step ends (inf after the last), the tracked outputs there and at its start."""
+        self.pieces.append((ts, ys, outputs, np.full(ts.size, k), event))
+        if steps is not None:
+            t, x, x0 = steps
+            done = np.isfinite(t)
+            at = {n: np.asarray(outputs[n.partition("[")[0]])[..., int(n[n.index("[") + 1:-1])] if "[" in n else outputs[n]
+                  for n in x0}
+            self.steps.append((ts, at, np.concatenate([[ts[0]], t[done]]), {n: np.concatenate([[x0[n]], x[n][done]]) for n in x0}))
+
+    def result(self, system, names, scenario) -> Result:
+        cat = lambda i: np.concatenate([piece[i] for piece in self.pieces])  # noqa: E731
+        outputs = {key: np.concatenate([piece[2][key] for piece in self.pieces]) for key in self.pieces[0][2]}
+        res = Result(system, cat(0), *(np.concatenate([piece[1][i] for piece in self.pieces]) for i in range(3)),
+                     outputs, batched=False, phase=cat(3), events=[piece[4] for piece in self.pieces], phase_names=names,
+                     between=_between_from_states(self.steps, SLACK_FRACTION) if self.steps else {})
+        res.attrs["scenario"] = scenario
+        return res
+
+
+def _between_from_states(pieces: list, slack_fraction: float) -> dict:
+    """:attr:`Result.between` of a run in pieces (a scenario's phases, in order) from every state it passed.
+
+    Each piece is ``(saves, at_saves, steps, at_steps)``: its saved times (the first its start, the last its
+    end) and the tracked values there (``{name: (n_saves,)}``), and the times of its step boundaries (the
+    first its start, the last its end) and the values there.  Per save, over the step boundaries from it to
+    the next save (within a microsecond; a piece's last save: its end; a save whose window holds no step,
+    one closer to the next than a step: its own value): the largest, smallest and mean value and their
+    number; for tensions and hook loads the slack entries (below ``slack_fraction`` of the run's first
+    value), the time slack (each state to the next) and the largest value from the run's first slack state
+    on.  The saves' values are not read otherwise (one off the step grid is interpolated), so these do not
+    depend on the save step, and at saves on the step grid they are the figures
+    :func:`jaxmbd.simulation.solve_with_extremes` takes at each step of a run without phases."""
+    names = list(pieces[0][1])
+    merged = [_merge_states(*piece) for piece in pieces]
+    out = {}
+    for n in names:
+        first = merged[0][1][n][0]
+        rope = n.endswith(("/tension", "/hook_load"))
+        was, ever = False, False
+        cols = {k: [] for k in ("max", "min", "mean", "states", "slack_entries", "slack_seconds", "max_once_slack")}
+        for t, x, pos in merged:
+            x = x[n]
+            counts = np.diff(np.append(pos, x.size))  # the windows [save, next save), none empty
+            cols["max"].append(np.maximum.reduceat(x, pos))
+            cols["min"].append(np.minimum.reduceat(x, pos))
+            cols["mean"].append(np.add.reduceat(x, pos) / counts)
+            cols["states"].append(counts.astype(np.int32))
+            if rope:
+                now = (x < slack_fraction * first) & (first > 0)
+                entry = now & ~np.concatenate([[was], now[:-1]])
+                ever_k = np.logical_or.accumulate(np.concatenate([[ever], now]))[1:]
+                dur = np.append(np.diff(t), 0.0) * now
+                cols["slack_entries"].append(np.add.reduceat(entry.astype(np.int32), pos).astype(np.int32))
+                cols["slack_seconds"].append(np.add.reduceat(dur, pos))
+                cols["max_once_slack"].append(np.maximum.reduceat(np.where(ever_k, x, -np.inf), pos))
+                was, ever = bool(now[-1]), bool(ever_k[-1])
+        out[n] = {k: np.concatenate(v) for k, v in cols.items() if v}
+    return out
+
+
+def _merge_states(saves, at_saves, steps, at_steps):
+    """(times, {name: values}, first index of each save's window) of a piece: its step boundaries, binned
+    from each save to the next (within a microsecond), and the value of a save whose window holds no step."""
+    saves, steps = np.asarray(saves, float), np.asarray(steps, float)
+    lo = np.searchsorted(steps, saves - 1e-6)
+    empty = np.append(lo[1:], steps.size) <= lo
+    t = np.insert(steps, lo[empty], saves[empty])
+    pos = lo + np.cumsum(empty) - empty
+    values = {n: np.insert(np.asarray(at_steps[n], float), lo[empty], np.asarray(at_saves[n], float)[empty]) for n in at_steps}
+    return t, values, pos
 
 
 def _coord_names(model):

@@ -405,7 +405,7 @@ def _run_phases(system: System, start: Start, settings: RunSettings, scenario, p
         waves = [system.waves.realise(key) if key is not None else None for key in keys[n0 : n0 + SCENARIO_BATCH]]
         for res in scenario.run_many(system, y0, waves, save_dt=settings.save_dt, integrator=settings.integrator):
             if check:
-                found.append(validity.check(system, res.time, res.outputs, False))
+                found.append(validity.check(system, res.time, res.outputs, False, res.between))
             runs.append(res)
         if progress is not None:
             progress(len(runs), len(keys))
@@ -432,7 +432,9 @@ def _stack(runs: list[Result], excursions) -> Result:
     return Result(first.system, stack(lambda r: r.time), stack(lambda r: r.q), stack(lambda r: r.v),
                   stack(lambda r: r.z), {k: stack(lambda r, k=k: r.outputs[k]) for k in first.outputs}, batched=True,
                   attrs=dict(first.attrs), excursions=excursions, phase=stack(lambda r: r.phase, -1),
-                  events=[r.events for r in runs], phase_names=first.phase_names)
+                  events=[r.events for r in runs], phase_names=first.phase_names,
+                  between={n: {k: stack(lambda r, n=n, k=k: r.between[n][k], 0 if k in ("states", "slack_entries") else np.nan)
+                               for k in b} for n, b in first.between.items()})
 
 
 def run_attrs(case, settings: RunSettings, result: Result, start: Start, source=None) -> dict:
@@ -480,12 +482,12 @@ SIMULATION_KEYS = keys(
     Key("duration", "number", "s", doc="> 0; with a `[scenario]` its phases set a run's length and this key is "
         "only the length of a `[sweep]`'s plain runs (refused without a `[sweep]`)", default_text="required (but with a "
         "`[scenario]`)"),
-    Key("save_dt", "number", "s", None, "output interval: a multiple of `dt` that divides the duration.  In a run without "
-        "phases with a fixed step, the tensions, hook loads and every output a range of validity bounds are also taken at every step (their "
-        "largest, smallest and mean values and slack spells between the saves; the largest and smallest, slack entries "
-        "and time in the result file, `<output>_max_between` etc.): their maxima, ranges and slack counts do not depend on "
-        "it; other outputs' maxima (and a range on a function of a whole vector output) are taken over the saved "
-        "states (and a `[scenario]`'s phases read every output there), so a coarse interval clips their peaks (a 9 s wave "
+    Key("save_dt", "number", "s", None, "output interval: a multiple of `dt` that divides the duration.  In a run "
+        "with a fixed step (with or without phases), the tensions, hook loads and every output a range of validity "
+        "bounds are also taken at every step (their largest, smallest and mean values and slack spells between the "
+        "saves; the largest and smallest, slack entries and time in the result file, `<output>_max_between` etc.): "
+        "their maxima, ranges and slack counts do not depend on it; other outputs' maxima (and a range on a function "
+        "of a whole vector output) are taken over the saved states, so a coarse interval clips their peaks (a 9 s wave "
         "sampled every 0.5 s: up to 1.5 % of the wave-induced part)",
         "about duration / 2000, at most 0.5 s, a multiple of `dt` dividing the duration (`jaxmbd.simulation.default_save_dt`)"),
     Key("method", "string", "", default_of(Integrator, "method"), "`rk4`, `tsit5`, `dopri5`, `dopri8`, `heun`, `euler`"),

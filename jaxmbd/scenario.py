@@ -80,7 +80,9 @@ phase: time, phase, what ended it).  A phase boundary appears twice, as the last
 and the first of phase k + 1, so an output that jumps when the commands change (a PD torque) plots
 as a step.  :meth:`Scenario.solve` is the pure, differentiable core (no Python-side checks; all
 phases run): differentiate event times or final states with respect to anything in the system or
-the scenario.
+the scenario.  With a fixed step the tensions, hook loads and outputs a range of validity bounds are also
+taken at every step (``Result.between``, as :func:`jaxmbd.simulate` takes them), so their maxima, minima and
+slack spells per phase do not depend on ``save_dt``.
 """
 
 from __future__ import annotations
@@ -102,7 +104,7 @@ import optimistix as optx
 from ._xla import system_jit
 from .conditions import AllOf, AnyOf, Condition, Never, Probe, ScenarioError, Threshold, When, check_signal, condition_from_dict
 from .paths import LeafPathError, element_field, element_index, element_of
-from .results import Result
+from .results import PhaseRecord, Result
 from .simulation import Integrator, SimulationError, initial_state
 from .system import System
 from .tables import describe_value
@@ -368,21 +370,23 @@ class Scenario(eqx.Module):
 
     def run(self, system: System, *, q0=None, v0=None, y0=None, t0: float = 0.0, save_dt: float | None = None,
             integrator: Integrator | None = None, waves=None, params=None, root_tol: float = 1e-10,
-            progress: Callable[[str], None] | None = None) -> Result:
+            progress: Callable[[str], None] | None = None, between: bool = True) -> Result:
         """Simulate the scenario phase by phase and collect a :class:`~jaxmbd.results.Result` with its phases.
 
         Starts from ``y0`` or from ``(q0, v0)`` with the elements' initial states.  After each phase
         the result code is checked (a SimulationError names the phase if the solver failed), the
         event is recorded, and a timed-out condition stops the run with a :class:`ScenarioTimeLimit`
         warning unless the phase says ``on_time_limit = "continue"``.  ``progress`` receives one line
-        per finished phase.
+        per finished phase.  ``between``: with a fixed step, the outputs :meth:`System.tracked_outputs
+        <jaxmbd.system.System.tracked_outputs>` names are also taken at every step (``Result.between``: their
+        maxima, minima and slack spells do not depend on ``save_dt``), as :func:`jaxmbd.simulate` takes them.
         """
         self.check(system)
         y = initial_state(system, q0, v0) if y0 is None else y0
-        return self._run(system, y, [waves], t0, save_dt, integrator or Integrator(), params, root_tol, progress)[0]
+        return self._run(system, y, [waves], t0, save_dt, integrator or Integrator(), params, root_tol, progress, between)[0]
 
     def run_many(self, system: System, y0, waves: list, *, t0: float = 0.0, save_dt: float | None = None,
-                 integrator: Integrator | None = None, params=None, root_tol: float = 1e-10) -> list[Result]:
+                 integrator: Integrator | None = None, params=None, root_tol: float = 1e-10, between: bool = True) -> list[Result]:
         """:meth:`run` from ``y0`` in every wave realisation of ``waves`` at once: each phase one compiled
         program over the realisations (``jax.vmap``; each realisation ends the phase at its own event
         time, the finished ones wait for the rest).  One :class:`~jaxmbd.results.Result` per realisation,
@@ -390,12 +394,14 @@ class Scenario(eqx.Module):
         self.check(system)
         if len(waves) < 2:
             return [self.run(system, y0=y0, t0=t0, save_dt=save_dt, integrator=integrator, waves=w, params=params,
-                             root_tol=root_tol) for w in waves]
-        return self._run(system, y0, list(waves), t0, save_dt, integrator or Integrator(), params, root_tol, None)
+                             root_tol=root_tol, between=between) for w in waves]
+        return self._run(system, y0, list(waves), t0, save_dt, integrator or Integrator(), params, root_tol, None, between)
 
-    def _run(self, system, y, waves, t0, save_dt, integrator, params, root_tol, progress) -> list[Result]:
+    def _run(self, system, y, waves, t0, save_dt, integrator, params, root_tol, progress, between) -> list[Result]:
         """The phases of every realisation of ``waves``: one at a time for one, batched (vmap) for several."""
         plan = self._plan(system)
+        names = system.tracked_outputs() if between and integrator.dt is not None else ()
+        track = (names, int(math.ceil(max(p.max_duration for p in self.phases) / integrator.dt)) + 2) if names else None
         many = len(waves) > 1
         forcing = system.inputs(waves[0], params)
         if many:
@@ -405,11 +411,11 @@ class Scenario(eqx.Module):
         starts = jax.tree_util.tree_map(batch, self.start_values(system))
         t = batch(jnp.asarray(t0, dtype=system.model.inertia.dtype))
         y = jax.tree_util.tree_map(batch, y)
-        runs = [_Record() for _ in waves]
+        runs = [PhaseRecord() for _ in waves]
         for k, p in enumerate(self.phases):
             kk = jnp.asarray(k)
             seg = (_segments if many else _segment)(system, plan, kk, starts, t, t + p.max_duration, y, forcing, grid,
-                                                    integrator, root_tol)
+                                                    integrator, root_tol, track)
             live = [r for r, rec in enumerate(runs) if not rec.stopped]
             pieces = {r: self._piece(system, k, _take(seg, r, many), _take((t, y), r, many), r if many else None)
                       for r in live}
@@ -421,7 +427,7 @@ class Scenario(eqx.Module):
             for r in live:
                 ts_r, ys_r, event = pieces[r]
                 runs[r].add(ts_r, ys_r, {key: np.asarray(val)[r if many else ...][: ts_r.size] for key, val in outs.items()},
-                            k, event)
+                            k, event, None if track is None else jax.tree_util.tree_map(np.asarray, _take(seg.steps, r, many)))
                 if progress is not None:
                     progress(f"phase {k} {p.name!r}: {float(_take(t, r, many)):.6g} s -> {event.time:.6g} s, "
                              f"ended by {event.trigger}: {event.detail}")
@@ -477,26 +483,6 @@ class Scenario(eqx.Module):
             return True
         warnings.warn(msg + "; going on (on_time_limit = 'continue')", ScenarioTimeLimit, stacklevel=4)
         return False
-
-
-@dataclasses.dataclass
-class _Record:
-    """One realisation's phases as they end."""
-
-    pieces: list = dataclasses.field(default_factory=list)
-    stopped: bool = False
-
-    def add(self, ts, ys, outputs, k, event):
-        self.pieces.append((ts, ys, outputs, np.full(ts.size, k), event))
-
-    def result(self, system, names, scenario) -> Result:
-        cat = lambda i: np.concatenate([piece[i] for piece in self.pieces])  # noqa: E731
-        outputs = {key: np.concatenate([piece[2][key] for piece in self.pieces]) for key in self.pieces[0][2]}
-        res = Result(system, cat(0), np.concatenate([piece[1][0] for piece in self.pieces]),
-                     np.concatenate([piece[1][1] for piece in self.pieces]), np.concatenate([piece[1][2] for piece in self.pieces]),
-                     outputs, batched=False, phase=cat(3), events=[piece[4] for piece in self.pieces], phase_names=names)
-        res.attrs["scenario"] = scenario
-        return res
 
 
 def _take(tree, r: int, many: bool):
@@ -568,10 +554,12 @@ class _Segment(eqx.Module):
     ok: Any
     g0: Any
     result: Any = None
+    steps: Any = None  # (times of the step ends, inf after the last; tracked values there; at the start)
 
 
-def _segment_one(system, plan, k, starts, t_start, t_limit, y0, forcing, grid, integrator, root_tol):
-    """Solve phase k from (t_start, y0) until its condition crosses zero upwards or t_limit."""
+def _segment_one(system, plan, k, starts, t_start, t_limit, y0, forcing, grid, integrator, root_tol, track=None):
+    """Solve phase k from (t_start, y0) until its condition crosses zero upwards or t_limit; ``track``:
+    (output names, most steps of a phase): those outputs at every step as well (:class:`_Segment`)."""
 
     def f(t, y, args):
         return _system_at(system, plan, k, starts, t_start, t).rhs(t, y, forcing)
@@ -595,9 +583,13 @@ def _segment_one(system, plan, k, starts, t_start, t_limit, y0, forcing, grid, i
     event = diffrax.Event(lambda t, y, args, **kw: margin(t, y) / scale,
                           root_finder=optx.Bisection(rtol=root_tol, atol=root_tol), direction=True)
     max_steps = integrator.max_steps if integrator.max_steps is not None else 100_000
+    subs = [diffrax.SubSaveAt(ts=ts), diffrax.SubSaveAt(t1=True)]
+    if track:  # every step's end, in a buffer as long as the longest phase's steps
+        max_steps = min(max_steps, track[1])
+        subs.append(diffrax.SubSaveAt(steps=True))
     sol = diffrax.diffeqsolve(
         diffrax.ODETerm(f), integrator.solver(), t0=t_start, t1=t1, dt0=integrator.dt, y0=y0,
-        saveat=diffrax.SaveAt(subs=[diffrax.SubSaveAt(ts=ts), diffrax.SubSaveAt(t1=True)]),
+        saveat=diffrax.SaveAt(subs=subs),
         stepsize_controller=integrator.controller(), max_steps=max_steps, event=event,
         adjoint=diffrax.RecursiveCheckpointAdjoint(checkpoints=integrator.checkpoints), throw=False)
     fired = sol.result == diffrax.RESULTS.event_occurred
@@ -605,7 +597,15 @@ def _segment_one(system, plan, k, starts, t_start, t_limit, y0, forcing, grid, i
     y_end = jax.tree_util.tree_map(lambda a: a[0], sol.ys[1])
     q, v, z = y_end
     y_end = (system.model.normalise(q), v, z)
-    return _Segment(sol.ts[0], sol.ys[0], sol.ts[1][0], y_end, fired, ok, g0, sol.result)
+    steps = None
+    if track:
+        def tracked(t, y):
+            return _system_at(system, plan, k, starts, t_start, t).tracked_values(t, y, forcing, track[0])
+
+        live = jnp.isfinite(sol.ts[2])
+        ys = jax.tree_util.tree_map(lambda a, b: jnp.where(live.reshape((-1,) + (1,) * b.ndim), a, b), sol.ys[2], y0)
+        steps = (sol.ts[2], jax.vmap(tracked)(jnp.where(live, sol.ts[2], t_start), ys), tracked(t_start, y0))
+    return _Segment(sol.ts[0], sol.ys[0], sol.ts[1][0], y_end, fired, ok, g0, sol.result, steps)
 
 
 def _outputs_one(system, plan, k, starts, t_start, ts, ys, forcing):
@@ -616,9 +616,9 @@ def _outputs_one(system, plan, k, starts, t_start, ts, ys, forcing):
     return jax.vmap(one)(ts, *ys)
 
 
-def _segments_over(system, plan, k, starts, t_start, t_limit, y0, forcing, grid, integrator, root_tol):
+def _segments_over(system, plan, k, starts, t_start, t_limit, y0, forcing, grid, integrator, root_tol, track=None):
     """:func:`_segment_one` over a leading axis of realisations (their starts, times, states and forcing)."""
-    one = lambda s, t0, t1, y, f: _segment_one(system, plan, k, s, t0, t1, y, f, grid, integrator, root_tol)  # noqa: E731
+    one = lambda s, t0, t1, y, f: _segment_one(system, plan, k, s, t0, t1, y, f, grid, integrator, root_tol, track)  # noqa: E731
     return jax.vmap(one)(starts, t_start, t_limit, y0, forcing)
 
 
