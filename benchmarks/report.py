@@ -21,6 +21,7 @@ SECTIONS = (
     ("equilibrium.md", "python -m benchmarks.equilibrium"),
     ("operability.md", "python -m benchmarks.operability"),
     ("operability_phases.md", "python -m benchmarks.operability_phases"),
+    ("operability_dask.md", "python -m benchmarks.operability_dask"),
     ("report_page.md", "python -m benchmarks.report_page"),
     ("versions.md", "python -m benchmarks.versions --base DIR"),
     ("targets.md", None),

@@ -331,6 +331,7 @@ def _plot_scenario(runs, names, path: Path, loads: str = "kN", title: str = "") 
 
 
 def _sweep(args) -> int:
+    from .cluster import dask_client
     from .run import start_of
     from .sweep import SweepSettings, initialise_distributed, plot_operability, run_sweep
 
@@ -352,8 +353,9 @@ def _sweep(args) -> int:
                              save_dt=loaded.save_dt, integrator=loaded.integrator, seed=loaded.seed,
                              statistic=sw.statistic)
     out = Path(args.out or f"out/{loaded.system.name}_sweep")
+    client = dask_client(args.dask, count)
     table = run_sweep(loaded.system, start_of(loaded), settings, out, process_index=index, process_count=count, time_limit=_limit(args),
-                      progress=Progress(f"sweep (process {index + 1}/{count})"), force=args.force)
+                      progress=Progress(f"sweep (process {index + 1}/{count})"), force=args.force, client=client)
     if table is None:
         return 0
     png = plot_operability(table, out / "operability.png")
@@ -630,6 +632,7 @@ def main(argv=None) -> int:
     s.add_argument("--coordinator", help="host:port of process 0 for a multi-host sweep (or JAXMBD_COORDINATOR)")
     s.add_argument("--num-processes", type=_COUNT, help="number of processes (or JAXMBD_NUM_PROCESSES)")
     s.add_argument("--process-id", type=_SEED, help="this process's index (or JAXMBD_PROCESS_ID)")
+    s.add_argument("--dask", metavar="SCHEDULER_ADDRESS", help="run the cells as tasks on this Dask cluster (tcp://host:8786)")
     s.set_defaults(func=_sweep)
     s.add_argument("--report", action="store_true", help="also write report.html in the output folder (jaxmbd report)")
     for cmd in (r, s):

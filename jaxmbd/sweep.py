@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # xarray is imported where a dataset is made or read
     import xarray as xr
 
 from . import __version__
+from .cluster import as_tasks
 from .errors import JaxmbdError
 from .results import Result
 from .run import RunSettings, Start, TimeBudget, run, with_sea_state
@@ -173,6 +174,13 @@ def run_cell(system: System, start, settings: SweepSettings, i: int, j: int) -> 
     return run(system, _as_start(start), settings=cell_settings(settings, i, j), check=False)
 
 
+def cell_dataset(system: System, start, settings: SweepSettings, i: int, j: int) -> xr.Dataset:
+    """Cell (i, j) computed: its run, the limits' outputs checked, its maxima (:func:`cell_maxima`)."""
+    result = run_cell(system, start, settings, i, j)
+    _check_limits(result, settings)
+    return cell_maxima(result, settings, i, j)
+
+
 def cell_maxima(result: Result, settings: SweepSettings, i: int, j: int) -> xr.Dataset:
     """The per-realisation maxima of every scalar output of a cell's run: what the cell file keeps."""
     import xarray as xr
@@ -244,14 +252,17 @@ def _running(pid: int) -> bool:
 
 def run_sweep(system: System, start, settings: SweepSettings, out_dir, *, process_index: int = 0,
               process_count: int = 1, progress=None, wait: bool = True, force: bool = False,
-              note=lambda message: print(message, file=sys.stderr), time_limit: float | None = None) -> xr.Dataset | None:
+              note=lambda message: print(message, file=sys.stderr), time_limit: float | None = None,
+              client=None) -> xr.Dataset | None:
     """Run (or resume) the sweep from ``start`` (a :class:`jaxmbd.run.Start`, solved once for every cell,
     or a configuration q0); return the operability dataset (process 0), else None.
 
     Cells already in ``out_dir`` are reused when their key (:func:`cell_key`) and checksum match; a
     cell of another configuration raises :class:`SweepError` naming what changed (``force``:
     recompute it), a damaged one is recomputed (``note`` says so).  ``time_limit`` (s): stop with the
-    estimate where the cells computed so far project this process's share past it (the cells done are kept)."""
+    estimate where the cells computed so far project this process's share past it (the cells done are kept).
+    ``client``: a ``distributed.Client``; the cells to compute run as tasks on its Dask cluster
+    (:mod:`jaxmbd.cluster`) and this process writes each as it ends: the same files as a local sweep."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     cells = [(i, j) for i in range(len(settings.hs)) for j in range(len(settings.tp))]
@@ -274,23 +285,20 @@ def run_sweep(system: System, start, settings: SweepSettings, out_dir, *, proces
                     raise SweepError(f"{path}: computed for another configuration ({_changes(read[1], keys[(i, j)])}); "
                                      "--force recomputes the cells that differ, or choose another output folder")
                 todo.append((i, j))
-        done, computed = 0, 0
+        done = len(mine) - len(todo)
         budget = TimeBudget(time_limit, f"the sweep's {len(todo)} cell(s) to compute", resumable=True)
-        for i, j in mine:
-            if (i, j) in todo:
-                path = _cell_path(out, i, j)
-                result = run_cell(system, start, settings, i, j)
-                _check_limits(result, settings)
-                ds = cell_maxima(result, settings, i, j)
-                ds.attrs["key"] = json.dumps(keys[(i, j)], sort_keys=True)
-                ds.attrs["checksum"] = _data_checksum(ds)
-                tmp = path.with_suffix(f".tmp{process_index}")
-                ds.to_netcdf(tmp, engine="h5netcdf")
-                with open(tmp, "rb") as f:
-                    os.fsync(f.fileno())
-                os.replace(tmp, path)
-                computed += 1
-                budget(computed, len(todo))
+        ending = (as_tasks(client, cell_dataset, (system, start, settings), todo) if client is not None
+                  else ((c, cell_dataset(system, start, settings, *c)) for c in todo))
+        for computed, ((i, j), ds) in enumerate(ending, 1):
+            path = _cell_path(out, i, j)
+            ds.attrs["key"] = json.dumps(keys[(i, j)], sort_keys=True)
+            ds.attrs["checksum"] = _data_checksum(ds)
+            tmp = path.with_suffix(f".tmp{process_index}")
+            ds.to_netcdf(tmp, engine="h5netcdf")
+            with open(tmp, "rb") as f:
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+            budget(computed, len(todo))
             done += 1
             if progress is not None:
                 progress(done, len(mine), settings.hs[i], settings.tp[j])

@@ -24,7 +24,7 @@ LAYERS = [
     {"forces", "control", "hydro", "flex", "statistics", "fields", "loops"},
     {"paths"},
     {"results", "equilibrium", "simulation", "mooring", "conditions", "report"},
-    {"examples"},
+    {"examples", "cluster"},
     {"scenario"},
     {"run"},
     {"sweep"},

@@ -49,6 +49,7 @@ def add_parser(sub, func, *, out, count, index):
     op.add_argument("--force", action="store_true", help="recompute the cells of the output folder computed for another study")
     op.add_argument("--num-processes", type=count, default=1, help="processes sharing the study's cells (default 1)")
     op.add_argument("--process-id", type=index, default=0, help="this process's index, 0 .. num-processes - 1")
+    op.add_argument("--dask", metavar="SCHEDULER_ADDRESS", help="run the cells as tasks on this Dask cluster (tcp://host:8786)")
     op.add_argument("--yes", action="store_true", help="run on where the first cells project the study over an hour")
     op.add_argument("--report", action="store_true", help="also write report.html (jaxmbd report) in the output folder")
     op.set_defaults(func=func)
@@ -74,11 +75,13 @@ def operability_command(args, loaded, progress, table_text) -> int:
           f"{len(op.tp)} period(s), {op.n_realisations} realisations a run; site {site.source} "
           f"({len(site)} hours, {site.time[0]} to {site.time[-1]}, {100 * site.coverage:.1f} % of the hours recorded)")
     t0 = time.perf_counter()
+    from ..cluster import dask_client
     from ..run import TIME_LIMIT_S
 
     limits = limiting_table(loaded, op, progress=progress("limiting sea states"), out_dir=out,
                             time_limit=None if getattr(args, "yes", False) else TIME_LIMIT_S,
-                            process_index=args.process_id, process_count=args.num_processes, force=args.force)
+                            process_index=args.process_id, process_count=args.num_processes, force=args.force,
+                            client=dask_client(getattr(args, "dask", None), args.num_processes))
     t1 = time.perf_counter()
     if limits is None:
         print(f"computed process {args.process_id}'s cells in {t1 - t0:.0f} s ({out / 'cells'}); the others' are not all "

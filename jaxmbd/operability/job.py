@@ -40,6 +40,7 @@ import math
 import jax
 import numpy as np
 
+from ..cluster import as_tasks
 from ..errors import InputError
 from ..run import RunSettings, TimeBudget, run, run_sea_states, settings_of, start_of
 from .alpha import LEVELS, TABLES, alpha_factor
@@ -268,7 +269,8 @@ def _cells_together(case, start, base, table: OperabilityTable, cells: list, tog
 
 
 def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, out_dir=None, process_index: int = 0,
-                   process_count: int = 1, force: bool = False, time_limit: float | None = None, together: int | None = None):
+                   process_count: int = 1, force: bool = False, time_limit: float | None = None, together: int | None = None,
+                   client=None):
     """The limiting Hs (m) of every phase at every heading and period of ``table`` for a loaded file
     ``case``, with the governing criterion, the 90 % band from the realisations, the status of each
     search, its runs, and the operational limit (alpha applied); an ``xarray.Dataset``.
@@ -285,7 +287,8 @@ def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, 
     n sea states x the realisations in one batch): every cell's searches in lock-step (:func:`_cells_together`), each round's runs n at a time.
     Either way a cell's file is written, the progress reported and the time budget checked as each cell
     ends.  Both give the same table to round-off; within one setting a split over processes and a resume
-    give the same bits."""
+    give the same bits.  ``client``: a ``distributed.Client``; each cell to compute is a task on its Dask
+    cluster (:mod:`jaxmbd.cluster`, its searches one run at a time as ``together = 1``), written here as it ends."""
     import xarray as xr
 
     from .cells import cell_key, cell_path, mine, read_cell, write_cell
@@ -305,8 +308,12 @@ def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, 
     if together is None:
         together = total if base.integrator.dt is not None and jax.default_backend() != "cpu" else 1
     index = {where[k]: k for k in todo}
-    ending = (_cells_together(case, start, base, table, list(index), together) if together > 1 and todo
-              else ((where[k], _cell(case, start, base, table, *where[k])) for k in todo))
+    if client is not None:
+        ending = as_tasks(client, _cell, (case, start, base, table), [where[k] for k in todo])
+    elif together > 1 and todo:
+        ending = _cells_together(case, start, base, table, list(index), together)
+    else:
+        ending = ((where[k], _cell(case, start, base, table, *where[k])) for k in todo)
     for n, (cell, data) in enumerate(ending, 1):
         k = index[cell]
         found[k] = data
