@@ -175,14 +175,14 @@ class PhaseRecord:
 
     def add(self, ts, ys, outputs, k, event, steps=None):
         """Phase ``k``: its saved times, states (q, v, z) and outputs, the event that ended it and ``steps``
-        (numpy): the times of its step ends (inf after the last), the tracked outputs there and at its start."""
+        (numpy): the times of its start and of every step's end (inf after the last) and the tracked outputs there."""
         self.pieces.append((ts, ys, outputs, np.full(ts.size, k), event))
         if steps is not None:
-            t, x, x0 = steps
+            t, x = steps
             done = np.isfinite(t)
             at = {n: np.asarray(outputs[n.partition("[")[0]])[..., int(n[n.index("[") + 1:-1])] if "[" in n else outputs[n]
-                  for n in x0}
-            self.steps.append((ts, at, np.concatenate([[ts[0]], t[done]]), {n: np.concatenate([[x0[n]], x[n][done]]) for n in x0}))
+                  for n in x}
+            self.steps.append((ts, at, t[done], {n: np.asarray(v)[done] for n, v in x.items()}))
 
     def result(self, system, names, scenario) -> Result:
         cat = lambda i: np.concatenate([piece[i] for piece in self.pieces])  # noqa: E731

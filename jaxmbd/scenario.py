@@ -113,6 +113,9 @@ __all__ = ["Scenario", "Phase", "PhaseEvent", "ScenarioSolution", "ScenarioError
            "Threshold", "AllOf", "AnyOf", "When", "Never", "Probe", "condition_from_dict", "read_scenario"]
 
 
+TRACK_BYTES = 512 * 2**20  # a phase's outputs at every step, kept for the extremes between the saves: at most this
+
+
 class ScenarioTimeLimit(UserWarning):
     """A phase's condition did not fire within its ``max_duration``."""
 
@@ -402,6 +405,12 @@ class Scenario(eqx.Module):
         plan = self._plan(system)
         names = system.tracked_outputs() if between and integrator.dt is not None else ()
         track = (names, int(math.ceil(max(p.max_duration for p in self.phases) / integrator.dt)) + 2) if names else None
+        if track and track[1] * len(names) * 8 * len(waves) > TRACK_BYTES:
+            warnings.warn(f"{system.name}: scenario {self.name!r}: its outputs at every step of its longest phase ({track[1]} "
+                          f"steps x {len(names)} outputs x {len(waves)} realisations, {track[1] * len(names) * len(waves) / 2**17:.3g} "
+                          f"MB) exceed {TRACK_BYTES / 2**20:.3g} MB: its maxima and ranges are read at the saves only (a shorter "
+                          "max_duration, or fewer realisations at once, takes them at every step)", stacklevel=3)
+            track = None
         many = len(waves) > 1
         forcing = system.inputs(waves[0], params)
         if many:
@@ -554,7 +563,7 @@ class _Segment(eqx.Module):
     ok: Any
     g0: Any
     result: Any = None
-    steps: Any = None  # (times of the step ends, inf after the last; tracked values there; at the start)
+    steps: Any = None  # (the start and every step's end, inf after the last; the tracked outputs there)
 
 
 def _segment_one(system, plan, k, starts, t_start, t_limit, y0, forcing, grid, integrator, root_tol, track=None):
@@ -584,9 +593,10 @@ def _segment_one(system, plan, k, starts, t_start, t_limit, y0, forcing, grid, i
                           root_finder=optx.Bisection(rtol=root_tol, atol=root_tol), direction=True)
     max_steps = integrator.max_steps if integrator.max_steps is not None else 100_000
     subs = [diffrax.SubSaveAt(ts=ts), diffrax.SubSaveAt(t1=True)]
-    if track:  # every step's end, in a buffer as long as the longest phase's steps
+    if track:  # the tracked outputs (not the state) at the start and every step's end, as many as the longest phase's steps
         max_steps = min(max_steps, track[1])
-        subs.append(diffrax.SubSaveAt(steps=True))
+        subs.append(diffrax.SubSaveAt(t0=True, steps=True, fn=lambda t, y, args: _system_at(
+            system, plan, k, starts, t_start, t).tracked_values(t, y, forcing, track[0])))
     sol = diffrax.diffeqsolve(
         diffrax.ODETerm(f), integrator.solver(), t0=t_start, t1=t1, dt0=integrator.dt, y0=y0,
         saveat=diffrax.SaveAt(subs=subs),
@@ -597,15 +607,7 @@ def _segment_one(system, plan, k, starts, t_start, t_limit, y0, forcing, grid, i
     y_end = jax.tree_util.tree_map(lambda a: a[0], sol.ys[1])
     q, v, z = y_end
     y_end = (system.model.normalise(q), v, z)
-    steps = None
-    if track:
-        def tracked(t, y):
-            return _system_at(system, plan, k, starts, t_start, t).tracked_values(t, y, forcing, track[0])
-
-        live = jnp.isfinite(sol.ts[2])
-        ys = jax.tree_util.tree_map(lambda a, b: jnp.where(live.reshape((-1,) + (1,) * b.ndim), a, b), sol.ys[2], y0)
-        steps = (sol.ts[2], jax.vmap(tracked)(jnp.where(live, sol.ts[2], t_start), ys), tracked(t_start, y0))
-    return _Segment(sol.ts[0], sol.ys[0], sol.ts[1][0], y_end, fired, ok, g0, sol.result, steps)
+    return _Segment(sol.ts[0], sol.ys[0], sol.ts[1][0], y_end, fired, ok, g0, sol.result, (sol.ts[2], sol.ys[2]) if track else None)
 
 
 def _outputs_one(system, plan, k, starts, t_start, ts, ys, forcing):

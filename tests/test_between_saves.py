@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import jaxmbd
+from jaxmbd import scenario as scenario_module
 from jaxmbd import validity
 from jaxmbd.operability.criteria import margins
 from jaxmbd.run import run, settings_of, start_of
@@ -90,14 +91,15 @@ _PHASES = ("\n[scenario]\nname = \"lift\"\n"
            "[[scenario.phases]]\nname = \"hold\"\nset = { hoist = { payout_rate = 0.0 } }\nmax_duration = 12.0\n")
 
 
-def test_an_operation_in_phases_takes_its_tensions_at_every_step(tmp_path):
+def test_an_operation_in_phases_takes_its_tensions_at_every_step(tmp_path, monkeypatch):
     """The small lift as three phases (hang 12 s, lower 0.8 m, hold 12 s) in the same sea, two realisations
     batched, saved at every step and every 0.7 s (off the step grid of 0.04 s at every other save, so those
     saves are interpolated): the phases' maxima, minima, slack spells, time slack and snaps between the saves
     are the same (1e-12: the same steps, binned by other saves; an interpolated save is not read), the phase
     table prints the same, and saved at every step the largest
     value between two saves is the saved one (1e-9: the save is interpolated at round-off from the step) and
-    the spells are those :func:`jaxmbd.statistics.slack_events` finds in the record."""
+    the spells are those :func:`jaxmbd.statistics.slack_events` finds in the record.  Where the outputs at every
+    step would not fit in memory, the run reads them at the saves and says so."""
     text = pathlib.Path(FILE).read_text().replace('file = "barge_hydro.nc"', f'file = "{pathlib.Path(FILE).parent.resolve() / "barge_hydro.nc"}"')
     text = text.replace("damping = 2.0e4                           # N s/m\n", "damping = 2.0e4\nwinch = true\n")
     text = text.replace("duration = 200.0                          # s\n", "")
@@ -132,3 +134,10 @@ def test_an_operation_in_phases_takes_its_tensions_at_every_step(tmp_path):
     # saved every 0.7 s the samples alone miss what the steps saw
     coarse = np.asarray(res[0.7].outputs[name])
     assert np.nanmax(coarse) < 0.9 * np.max(per_phase(fine, "max", np.max))
+    # where the outputs at every step of the longest phase would not fit in memory: the saves only, and said so
+    monkeypatch.setattr(scenario_module, "TRACK_BYTES", 2**10)
+    with pytest.warns(UserWarning, match=r"\(302 steps x 3 outputs x 2 realisations, 0.0138 MB\) exceed 0.000977 MB: its maxima and "
+                                         "ranges are read at the saves only"):
+        saves_only = run(loaded, start, settings=settings_of(loaded, n_realisations=2, save_dt=0.7), hs=HS)
+    assert saves_only.between == {}
+    np.testing.assert_array_equal(saves_only.outputs[name], res[0.7].outputs[name])
