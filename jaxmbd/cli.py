@@ -644,7 +644,7 @@ def main(argv=None) -> int:
     from .report import add_parser as _report_parser
 
     _tune_parser(sub, _load, out=_out_folder, count=_COUNT)
-    _report_parser(sub, out=_out_folder)
+    _report_parser(sub)
     pl = sub.add_parser("plot", help="plot the outputs in a result file: every realisation's envelope and realisation 0")
     pl.add_argument("result", help="a result.nc written by jaxmbd run")
     pl.add_argument("variables", nargs="*", help="outputs to plot, as run prints them (hoist/tension) or as stored "

@@ -71,12 +71,22 @@ def read_section(path: Path) -> dict:
         return run_section(path, ds.load())
 
 
-def add_parser(sub, *, out):
-    """``jaxmbd report RESULT [RESULT ...] [--out FILE]`` (``out``: the command line's path type)."""
+def _html_file(text: str) -> Path:
+    """``--out``: the page to write (replaced if it is there), not a folder."""
+    import argparse
+
+    if Path(text).is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder; expected the HTML file to write (e.g. {Path(text) / 'report.html'})")
+    return Path(text)
+
+
+def add_parser(sub):
+    """``jaxmbd report RESULT [RESULT ...] [--out FILE]``."""
     rp = sub.add_parser("report", help="one self-contained HTML report of run results and operability studies: the "
                                        "verdict, the inputs, tables with units, plots, the ranges of validity left")
     rp.add_argument("results", nargs="+", help="result files (result.nc of jaxmbd run or demo), sweep or operability folders")
-    rp.add_argument("--out", type=out, default="report.html", help="the HTML file to write (default report.html)")
+    rp.add_argument("--out", type=_html_file, default="report.html", help="the HTML file to write (default report.html; "
+                                                                         "replaced if it is there)")
     rp.add_argument("--title", help="the report's title (default: the results' titles)")
     rp.set_defaults(func=lambda args: print(f"wrote {write_report(args.results, args.out, title=args.title)}") or 0)
     return rp
@@ -114,44 +124,63 @@ def components(x) -> list:
     return [(str(label), x.isel({extra[0]: k})) for k, label in enumerate(labels)]
 
 
-def series(ds):
+def series(ds, between: bool = False):
     """(label, units, values (realisations..., time)) of every output, a vector output once per component
-    (``hoist/wrench[fx]``, with that component's unit)."""
+    (``hoist/wrench[fx]``, with that component's unit); ``between``: and the (largest, smallest) values between
+    the saves where the run took them at every step (``<output>[_<k>]_max_between``), else None."""
     for n in run_outputs(ds):
         x = ds[n]
         name, units = x.attrs["long_name"], x.attrs.get("units", "")
-        for label, part in components(x):
-            yield (name if label is None else f"{name}[{label}]"), component_unit(units, label), np.asarray(part.values, float)
+        for k, (label, part) in enumerate(components(x)):
+            row = (name if label is None else f"{name}[{label}]"), component_unit(units, label), np.asarray(part.values, float)
+            if between:
+                stem = n if label is None else f"{n}_{k}"
+                b = [ds.get(f"{stem}_{m}_between") for m in ("max", "min")]
+                row += (None if b[0] is None else tuple(np.asarray(v.values, float) for v in b),)
+            yield row
+
+
+def shown_units(ds):
+    """``unit -> (unit shown, factor)``: the display units the run's terminal table printed (:mod:`jaxmbd.units`:
+    degrees, and the file's ``display_loads`` with the model's g, both written in the result file)."""
+    from .units import DISPLAY_LOADS, display_unit
+
+    loads, g = ds.attrs.get("display_loads", "kN"), float(ds.attrs.get("gravity_m_s2", 9.81))
+    return lambda unit: display_unit(unit, loads if loads in DISPLAY_LOADS else "kN", g)
 
 
 def output_rows(ds) -> list[dict]:
-    """Per output (a vector's per component): its name, units, the largest and smallest value over every
-    realisation and save, the mean over the realisations of their maxima, and the largest taken at every step
-    where the run tracked it."""
-    rows = []
-    for name, units, a in series(ds):
-        per = np.nanmax(a.reshape(-1, a.shape[-1]), axis=-1)
-        between = ds.get(name.replace("/", "_") + "_max_between")
-        rows.append({"name": name, "units": units, "max": float(np.nanmax(a)), "min": float(np.nanmin(a)),
+    """Per output (a vector's per component): its name, units (shown and SI, with the factor between them), the
+    largest and smallest value over every realisation and save, the mean over the realisations of their maxima
+    (at every step where the run took it there, as the terminal's table), and the largest taken at every step (SI
+    figures)."""
+    rows, shown = [], shown_units(ds)
+    for name, units, a, between in series(ds, between=True):
+        per = np.nanmax((a if between is None else between[0]).reshape(-1, a.shape[-1]), axis=-1)  # as the terminal's table
+        u, f = shown(units)
+        rows.append({"name": name, "units": u, "si_units": units, "factor": f, "max": float(np.nanmax(a)), "min": float(np.nanmin(a)),
                      "mean_max": float(np.mean(per)),
-                     "max_between": float(np.nanmax(between.values)) if between is not None else None})
+                     "max_between": float(np.nanmax(between[0])) if between is not None else None})
     return rows
 
 
 def phase_rows(ds) -> list[dict]:
-    """Per phase and scalar output of a scenario run: the largest and smallest value while the phase ran."""
+    """Per phase and output (a vector's per component) of a scenario run: the largest and smallest value while the
+    phase ran (at every step where the run took it there, as the terminal's phase table)."""
     if "phase" not in ds:
         return []
     names = json.loads(ds["phase"].attrs.get("phase_names", "[]"))
     ph = np.asarray(ds["phase"].values)
-    rows = []
+    rows, shown = [], shown_units(ds)
     for k, name in enumerate(names):
         inside = ph == k
         if not inside.any():
             continue
-        for out, units, a in series(ds):
-            a = a[inside]
-            rows.append({"phase": name, "name": out, "units": units, "max": float(np.nanmax(a)), "min": float(np.nanmin(a))})
+        for out, units, a, between in series(ds, between=True):
+            hi, lo = (a, a) if between is None else between  # at every step where the run took it there
+            u, f = shown(units)
+            rows.append({"phase": name, "name": out, "units": u, "si_units": units, "factor": f,
+                         "max": float(np.nanmax(hi[inside])), "min": float(np.nanmin(lo[inside]))})
     return rows
 
 
@@ -179,6 +208,7 @@ def run_section(path: Path, ds) -> dict:
             "ok": not left, "inputs": inputs, "sea_state": json.loads(sea) if sea else None,
             "system_text": ds.attrs.get("system_file_text", ""), "outputs": output_rows(ds), "phases": phase_rows(ds),
             "events": events if events and isinstance(events[0], dict) else (events[0] if events else None),
+            "loads": ds.attrs.get("display_loads", "kN"),
             "excursions": left, "plots": run_plots(ds)}
 
 
@@ -370,12 +400,20 @@ def number(x, digits: int = 4) -> str:
     return f"{x:.{digits}g}"
 
 
+def shown_figure(x, factor: float) -> str:
+    """An SI figure in its shown unit as the terminal prints it (:func:`jaxmbd.units.figure`); blank for None."""
+    from .units import figure
+
+    return "" if x is None else figure(float(x), factor)
+
+
 def render(sections, *, title: str) -> str:
     import jinja2
 
     env = jinja2.Environment(loader=jinja2.PackageLoader("jaxmbd", "templates"), autoescape=jinja2.select_autoescape(["html", "j2"]),
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["num"] = number
+    env.filters["shown"] = shown_figure
     return env.get_template("report.html.j2").render(
         title=title, sections=sections, version=__version__,
         written=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))

@@ -337,7 +337,8 @@ def result_to_dataset(result) -> xr.Dataset:
                                  {"long_name": "Monte-Carlo realisation (wave seed index)", "units": "1"})
     attrs = {"Conventions": "CF-1.8", "title": f"jaxmbd simulation of {system.name}", "system": system.name,
              "jaxmbd_version": __version__, "history": f"{_now()} jaxmbd",
-             "bodies": json.dumps(list(model.body_names)), "joints": json.dumps(list(model.joint_names))}
+             "bodies": json.dumps(list(model.body_names)), "joints": json.dumps(list(model.joint_names)),
+             "gravity_m_s2": float(np.linalg.norm(np.asarray(model.gravity, float)))}
     if system.waves is not None:
         attrs["sea_state"] = _describe_sea(system.waves)
     if result.phase is not None:

@@ -446,7 +446,8 @@ def run_attrs(case, settings: RunSettings, result: Result, start: Start, source=
              "seed": int(settings.seed) if settings.key is None else "explicit key",
              "realisations": int(result.n_realisations),
              "duration_s": float(settings.duration) if result.phase is None else float(
-                 np.nanmax(result.time) - np.nanmin(result.time))}
+                 np.nanmax(result.time) - np.nanmin(result.time)),
+             "display_loads": getattr(case, "display_loads", "kN")}  # the unit of force the tables print (report, terminal)
     if path:
         attrs["system_file"] = str(path)
         try:

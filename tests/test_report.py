@@ -94,15 +94,26 @@ def runs(tmp_path_factory):
     d = tmp_path_factory.mktemp("report")
     (d / "drop.toml").write_text(DROP + "duration = 2.0\n")
     (d / "phases.toml").write_text(DROP + PHASES)
-    assert main(["run", str(d / "drop.toml"), "--out", str(d / "plain"), "--report"]) == 0
-    assert main(["run", str(d / "phases.toml"), "--out", str(d / "phases"), "--report"]) == 0
+    import contextlib
+    import io
+
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        assert main(["run", str(d / "drop.toml"), "--out", str(d / "plain"), "--report"]) == 0
+    (d / "plain" / "printed.txt").write_text(printed.getvalue())
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        assert main(["run", str(d / "phases.toml"), "--out", str(d / "phases"), "--report"]) == 0
+    (d / "phases" / "printed.txt").write_text(printed.getvalue())
     return d
 
 
 def test_a_runs_report_holds_the_files_figures_and_the_range_it_left(runs):
     """Every output's row equals the result file's largest, smallest and mean maximum (1e-12, the page keeps
-    the full figure in data-value); one plot per output; the slack rope's range in the warnings with its
-    element and first time; the system file's text and seed among the inputs."""
+    the full SI figure in data-value) and shows it in the terminal table's units (degrees, the file's
+    display_loads), to the digits the terminal prints (the mean of the maxima, the same string); one plot
+    per output; the slack rope's range in the warnings with its element and first time; the system file's
+    text and seed among the inputs."""
+    from jaxmbd.units import display_unit, figure
+
     nc, html = runs / "plain" / "result.nc", runs / "plain" / "report.html"
     page = _page(html)
     with xr.open_dataset(nc, engine="h5netcdf") as ds:
@@ -113,8 +124,14 @@ def test_a_runs_report_holds_the_files_figures_and_the_range_it_left(runs):
         for n in outputs:
             x = np.asarray(ds[n].values, float)
             row = rows[ds[n].attrs["long_name"]]
-            assert row[1][0] == ds[n].attrs["units"]
+            shown, factor = display_unit(ds[n].attrs["units"], "kN", 9.81)
+            assert row[1][0] == shown and ds.attrs["display_loads"] == "kN"
             np.testing.assert_allclose([float(row[k][1]) for k in (2, 3)], [np.nanmax(x), np.nanmin(x)], rtol=1e-12)
+            assert [row[k][0] for k in (2, 3)] == [figure(float(row[k][1]), factor) for k in (2, 3)]
+        printed = {line.split()[0]: line.split() for line in (runs / "plain" / "printed.txt").read_text().splitlines()
+                   if line.strip().startswith(("hoist/tension ", "block/"))}
+        assert printed["hoist/tension"][1] == rows["hoist/tension"][1][0] == "kN"
+        assert printed["hoist/tension"][2] == rows["hoist/tension"][4][0]  # the mean of the maxima, as printed
         found = json.loads(ds.attrs["validity"])
     assert len(page.images) == len(outputs) and all(src.startswith("data:image/png;base64,") for src in page.images)
     assert found and page.tables["validity"][1][0][0] == found[0]["element"] == "hoist"
@@ -125,14 +142,18 @@ def test_a_runs_report_holds_the_files_figures_and_the_range_it_left(runs):
 
 
 def test_a_scenarios_report_has_its_phases(runs):
-    """Per phase, the largest hook load equals the result file's over that phase's samples (1e-12)."""
+    """Per phase, the largest rope tension equals the result file's largest at every step over that phase's
+    saves (1e-12) and is printed as the terminal's phase table prints it (kN, 4 digits)."""
     page = _page(runs / "phases" / "report.html")
     with xr.open_dataset(runs / "phases" / "result.nc", engine="h5netcdf") as ds:
-        phase, tension = np.asarray(ds["phase"].values), np.asarray(ds["hoist_tension"].values)
+        phase, tension = np.asarray(ds["phase"].values), np.asarray(ds["hoist_tension_max_between"].values)
     rows = [r for r in page.tables["phases"][1:] if r[1][0] == "hoist/tension"]
     assert [r[0][0] for r in rows] == ["fall", "pay out"]
+    printed = {line.split()[0]: line.split() for line in (runs / "phases" / "printed.txt").read_text().splitlines()
+               if line.startswith(("fall ", "pay "))}
     for k, r in enumerate(rows):
         assert float(r[3][1]) == pytest.approx(float(np.max(tension[phase == k])), rel=1e-12)
+        assert r[2][0] == "kN" and r[3][0] == printed[r[0][0].split()[0]][-4]  # phase, start, end, max, min, spells, snap
     assert [r[0][0] for r in page.tables["events"][1:]] == ["fall", "pay out"]
 
 
