@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Sequence
 
 import equinox as eqx
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -79,7 +80,24 @@ class Body:
                 f"{where}: principal moments {[round(float(x), 9) for x in ev]} break the triangle inequality "
                 "(I1 + I2 >= I3); no rigid body has this inertia"
             )
-        return np.asarray(spatial.spatial_inertia(m, c, Ic))
+        return _spatial_inertia(m, c, Ic)
+
+
+def rpy_matrix(rpy) -> np.ndarray:
+    """:func:`jaxmbd.spatial.rpy_to_matrix` of one (roll, pitch, yaw) in NumPy (the same figures: a model is
+    placed without compiling anything)."""
+    (cx, cy, cz), (sx, sy, sz) = np.cos(rpy), np.sin(rpy)
+    Rx = np.array([[1.0, 0.0, 0.0], [0.0, cx, -sx], [0.0, sx, cx]])
+    Ry = np.array([[cy, 0.0, sy], [0.0, 1.0, 0.0], [-sy, 0.0, cy]])
+    Rz = np.array([[cz, -sz, 0.0], [sz, cz, 0.0], [0.0, 0.0, 1.0]])
+    return Rz @ Ry @ Rx
+
+
+def _spatial_inertia(m: float, c: np.ndarray, Ic: np.ndarray) -> np.ndarray:
+    """:func:`jaxmbd.spatial.spatial_inertia` in NumPy (the same figures, bit for bit): a model is built without
+    compiling anything, so that a file's mistake found after its bodies is reported at once."""
+    C = np.array([[0.0, -c[2], c[1]], [c[2], 0.0, -c[0]], [-c[1], c[0], 0.0]])
+    return np.block([[m * np.eye(3), -m * C], [m * C, Ic - m * (C @ C)]])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,7 +109,7 @@ class Placement:
 
     @staticmethod
     def from_xyz_rpy(xyz=(0.0, 0.0, 0.0), rpy=(0.0, 0.0, 0.0)) -> "Placement":
-        return Placement(np.asarray(spatial.rpy_to_matrix(np.asarray(rpy, float))), np.asarray(xyz, float))
+        return Placement(rpy_matrix(np.asarray(rpy, float)), np.asarray(xyz, float))
 
     def check(self, where: str) -> tuple[np.ndarray, np.ndarray]:
         R = np.asarray(self.R, dtype=float)
@@ -160,7 +178,7 @@ class Model(eqx.Module):
     def neutral(self) -> jnp.ndarray:
         """Reference configuration: zero angles and offsets, identity quaternions."""
         parts = [j.neutral() for j in self.joints]
-        return jnp.asarray(np.concatenate(parts) if parts else np.zeros(0))
+        return jax.device_put(np.concatenate(parts) if parts else np.zeros(0))  # as an array on the device: nothing compiles
 
     def children(self, i: int) -> tuple[int, ...]:
         return tuple(k for k, p in enumerate(self.parents) if p == i)
@@ -299,11 +317,12 @@ class ModelBuilder:
             vs += j.nv
         if not order:
             raise ModelError(f"{src}: the model has no bodies")
+        put = lambda a: jax.device_put(np.asarray(a, dtype=float))  # noqa: E731  (a copy to the device: no program compiles)
         return Model(
-            placement_R=jnp.asarray(np.stack(Rs)),
-            placement_p=jnp.asarray(np.stack(ps)),
-            inertia=jnp.asarray(np.stack(Is)),
-            gravity=jnp.asarray(self.gravity),
+            placement_R=put(np.stack(Rs)),
+            placement_p=put(np.stack(ps)),
+            inertia=put(np.stack(Is)),
+            gravity=put(self.gravity),
             body_names=tuple(order),
             joint_names=tuple(by_name[n].joint_name for n in order),
             parents=tuple(parents),

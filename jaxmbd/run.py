@@ -518,7 +518,7 @@ SIMULATION_KEYS = keys(
 )
 
 
-def read_simulation(reader, cfg, system):
+def read_simulation(reader, cfg):
     r = reader.r
     f = "simulation"
     s = r.table(r.get(cfg, "", "simulation"), f, tuple(SIMULATION_KEYS))

@@ -295,3 +295,51 @@ def test_the_physical_checks_are_an_explicit_step():
     assert loaded.system.model.n_bodies >= 1
     with pytest.raises(mbd.SystemFileError, match="singular mass matrix"):
         mbd.load_system(path)
+
+
+# The corpus's mistakes that need more than the file to show: what the loader reads after it has built (and so
+# compiled) the elements, each with the reason.
+_FOUND_AFTER_BUILDING = {
+    "controller_free_joint": "the controller's construction checks the kinds of the joints it drives",
+    "massless_leaf": "the mass matrix at q0, evaluated",
+    "scenario_no_duration": "a [scenario] names the elements' outputs: read after the elements are built",
+    "sweep_unknown_output": "a [sweep]'s limits name the elements' outputs",
+    "sweep_without_waves": "read with the [sweep], after the elements",
+    "hydro_heading_outside": "the hydrodynamic data's headings, read from the data",
+}
+
+
+def test_a_mistake_the_file_alone_shows_is_reported_before_anything_compiles():
+    """Of the malformed corpus, every file whose mistake is in what the loader reads before it builds the
+    hydrodynamics and the elements ([simulation], the bodies, the elements' keys, types, shapes, bounds and
+    names, the waves) is refused with no XLA program compiled before the error (each file after
+    jax.clear_caches(), in a fresh process): the error comes in a fraction of a second, not after the
+    elements' programs; the others are the listed ones, each with its reason."""
+    import json
+    import subprocess
+    import sys
+
+    code = """
+import json, sys, jax
+import jaxmbd
+from jax import monitoring
+from jaxmbd.io.system_file import load_system
+n = [0]
+monitoring.register_event_duration_secs_listener(
+    lambda name, d, **kw: n.__setitem__(0, n[0] + (name == "/jax/core/compile/backend_compile_duration")))
+out = {}
+for p in sys.argv[1:]:
+    jax.clear_caches()
+    n[0] = 0
+    try:
+        load_system(p)
+    except Exception:
+        pass
+    out[p] = n[0]
+print(json.dumps(out))
+"""
+    got = subprocess.run([sys.executable, "-c", code, *map(str, BAD)], capture_output=True, text=True, timeout=300)
+    counts = {Path(p).stem: c for p, c in json.loads(got.stdout.splitlines()[-1]).items()}
+    compiled = {stem for stem, c in counts.items() if c}
+    assert compiled <= set(_FOUND_AFTER_BUILDING), {s: counts[s] for s in compiled - set(_FOUND_AFTER_BUILDING)}
+    assert len(counts) == len(BAD) and len(counts) - len(compiled) >= 40

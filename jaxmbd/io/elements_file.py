@@ -9,7 +9,10 @@ from ..fields import field_specs, is_required
 from ..tables import short_text
 
 
-def read_elements(reader, cfg, section):
+def read_elements(reader, cfg, section, *, build: bool = True):
+    """The elements of ``section``, ``[(field path, element)]``; ``build=False``: each entry only checked against
+    its kind's declarations (keys, types, shapes, bounds, names, required keys, the kind's file rules), nothing
+    built or compiled: the loader runs this first, so that a mistake the file alone shows is reported at once."""
     from .. import control, flex, forces, loops  # noqa: F401  (flex registers the flexible beam, loops the loop)
     from ..system import ELEMENT_KINDS
 
@@ -27,11 +30,11 @@ def read_elements(reader, cfg, section):
             kind = r.string(e, f, "kind", choices=tuple(kinds))
         counts[kind] = counts.get(kind, 0) + 1
         default_name = kind if counts[kind] == 1 else f"{kind}{counts[kind]}"
-        out.append((f, _element(reader, kinds[kind], kind, e, f, default_name)))
+        out.append((f, _element(reader, kinds[kind], kind, e, f, default_name, build)))
     return out
 
 
-def _element(reader, cls, kind, e, f, default_name):
+def _element(reader, cls, kind, e, f, default_name, build=True):
     """Build one registered element from its file entry, by its fields' declarations
     (:mod:`jaxmbd.fields`): types, shapes, ranges, names of bodies and joints, degrees."""
     r = reader.r
@@ -53,9 +56,11 @@ def _element(reader, cls, kind, e, f, default_name):
         elif is_required(x):
             r.fail(f"{f}.{n}", f"missing (required by {kind!r}; its keys: {', '.join(specs)})")
     water = getattr(form, "water_density_field", None) or cls.water_density_field
-    if water is not None and water not in e and reader.water_density is not None:
+    if build and water is not None and water not in e and reader.water_density is not None:
         kw[water] = np.asarray(reader.water_density)
     form.file_rules(kw, e, lambda key, problem: r.fail(f"{f}.{key}", problem))
+    if not build:
+        return None
     import jax.numpy as jnp
 
     kw = {n: (jnp.asarray(v) if isinstance(v, np.ndarray) else v) for n, v in kw.items()}

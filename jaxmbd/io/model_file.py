@@ -197,6 +197,7 @@ def _joint_q0(reader, b, f, joint):
             r.fail(f"{f}.q0_deg", f"q0_deg is for revolute and universal joints (angles in degrees), not {joint.name!r}; use q0")
         return np.deg2rad(r.array(b["q0_deg"], f"{f}.q0_deg", [(joint.nq,)])), "q0_deg"
     from .. import spatial
+    from ..model import rpy_matrix
 
     if joint.name not in ("free", "spherical"):
         r.fail(f"{f}.{given[0]}", f"q0_xyz / q0_rpy_deg are for free and spherical joints, not {joint.name!r}; use q0")
@@ -204,7 +205,7 @@ def _joint_q0(reader, b, f, joint):
         r.fail(f"{f}.q0_xyz", "a spherical joint has no position; use q0_rpy_deg")
     xyz = r.vector(b, f, "q0_xyz", 3, (0.0, 0.0, 0.0))
     rpy = np.deg2rad(r.vector(b, f, "q0_rpy_deg", 3, (0.0, 0.0, 0.0)))
-    quat = spatial.matrix_to_quat(np.asarray(spatial.rpy_to_matrix(rpy)))
+    quat = spatial.matrix_to_quat(rpy_matrix(rpy))
     return (np.concatenate([xyz, quat]) if joint.name == "free" else quat), "q0"
 
 

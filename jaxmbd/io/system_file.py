@@ -214,6 +214,11 @@ class _Loader:
         self.g = float(np.linalg.norm(gravity)) or 9.81  # the hydrodynamic data's g unless [[hydro]] says
 
         read_model(self, cfg, gravity)
+        # [simulation] needs only the model's names: read before any element is built, so that its mistakes
+        # are reported before the elements' programs compile
+        integrator, sim = read_simulation(self, cfg)
+        for section in ("forces", "controllers", "loops"):  # their entries checked, nothing built yet (no compile)
+            read_elements(self, cfg, section, build=False)
         # waves before hydro: the data's headings and frequencies are checked against them
         waves = self.waves = read_sea(self, cfg)
         self.water_density = read_water(self, cfg)
@@ -242,14 +247,13 @@ class _Loader:
         if self.display_loads == "t" and not np.any(np.asarray(self.model.gravity)):
             r.fail("display_loads", "tonnes-force (t) are N / (1000 g): a model without gravity has no g; give kN, MN or N")
         trial(self, system, elements)  # shapes only: the outputs a sweep or a scenario may name
-        stiffest = self.validate(system) if validate else None
-        integrator, sim = read_simulation(self, cfg, system)
-        problem = validity.step_problem(stiffest, integrator)
-        if problem:
-            r.fail("simulation.dt", problem)
         sweep = read_sweep(self, cfg, system, sim)
         scenario = read_scenario(self, cfg, system)
         operability = read_operability(self, cfg, system, scenario)
+        stiffest = self.validate(system) if validate else None  # the checks that evaluate numbers, last
+        problem = validity.step_problem(stiffest, integrator)
+        if problem:
+            r.fail("simulation.dt", problem)
         return LoadedSystem(
             system=system,
             q0=self.q0,
