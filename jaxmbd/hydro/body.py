@@ -4,31 +4,28 @@ For the bodies' displacements η and velocities ν (surge, sway, heave, roll,
 pitch, yaw of each hydrodynamic reference point from its equilibrium, in the
 equilibrium frame; docs/conventions.md), Cummins' equation gives the loads
 
-    F = F_exc(t) − A(∞) ν̇ − ∫₀ᵗ K(t − τ) ν(τ) dτ − C_b η + W_b − B_v ν − D |ν| ν
+    F = F_exc(t) − A(∞) ν̇ − ∫₀ᵗ K(t − τ) ν(τ) dτ − C_b η + W_b − B_v ν − D |ν − u_c| (ν − u_c)
 
-* A(∞) multiplies ν̇, the acceleration of the reference points in the
-  equilibrium (world) frame, as in the linear seakeeping model; with
-  ν_k = T_k(q) V_k (V_k the body twist, T_k = diag(R_k, R_k) [[1, −r̂_k], [0, 1]])
-  its force on body k is −T_kᵀ Σ_l A_kl (T_l a_l + Ṫ_l V_l): an inertia
-  T_kᵀ A_kl T_l that turns with the body (:meth:`extra_inertia`, inside the
-  articulated-body recursion; coupling blocks between bodies through the
-  mass-matrix route of :class:`~jaxmbd.system.System`) and the velocity
-  product −T_kᵀ Σ_l A_kl [ω_l × ṗ_l; 0] (a wrench of :meth:`contribution`).
-  No Munk moment and no body-frame gyroscopic terms arise: a pure heave push
-  makes no surge, and a body coasting in a straight line stays on it
-  (docs/hydro.md, "Frames").
-* The memory integral is the state-space model of :mod:`.radiation`
-  (internal states of this element).
-* Excitation: F_exc = Re Σ_j A_j F̂(ω_j, β_j) e^{−iω_j t}, with the RAO
-  interpolated onto each wave component once per realisation (:meth:`prepare`).
+* A(∞) multiplies ν̇, the acceleration of the reference points in the equilibrium (world) frame, as in
+  the linear seakeeping model; with ν_k = T_k(q) V_k (V_k the body twist, T_k = diag(R_k, R_k) [[1, −r̂_k],
+  [0, 1]]) its force on body k is −T_kᵀ Σ_l A_kl (T_l a_l + Ṫ_l V_l): an inertia T_kᵀ A_kl T_l that turns
+  with the body (:meth:`extra_inertia`, inside the articulated-body recursion; coupling blocks between
+  bodies through the mass-matrix route of :class:`~jaxmbd.system.System`) and the velocity product
+  −T_kᵀ Σ_l A_kl [ω_l × ṗ_l; 0] (a wrench of :meth:`contribution`).  No Munk moment and no body-frame
+  gyroscopic terms arise: a pure heave push makes no surge, and a body coasting in a straight line stays
+  on it (docs/hydro.md, "Frames").
+* The memory integral is the state-space model of :mod:`.radiation` (internal states of this element).
+* Excitation: F_exc = Re Σ_j A_j F̂(ω_j, β_j) e^{−iω_j t}, with the RAO interpolated onto each wave
+  component once per realisation (:meth:`prepare`).
 * Hydrostatics: the model applies the weight of every body exactly; this
   element adds the buoyancy: a constant wrench W_b = ρ g V through the
   centre of buoyancy at rest, and the linear buoyancy stiffness
   C_b = C − C_g, the file's restoring matrix C (Capytaine's and WAMIT's
   include the weight's −m g z_G terms) less the linearised weight C_g of the
   mass it was computed with.
-* Optional: extra linear damping B_v (viscous roll damping, a PTO) and
-  quadratic drag D (diagonal).
+* Optional: extra linear damping B_v (viscous roll damping, a PTO) and quadratic drag D (diagonal), on the
+  velocity through the water: u_c the sea's current at the reference point (translations), fading in with
+  the excitation.
 
 Non-linear hydrostatics and Froude-Krylov force (``hydrostatics = "nonlinear"``,
 ``froude_krylov = "nonlinear"``, each body given a closed hull, :mod:`.hull`), the weakly
@@ -137,6 +134,26 @@ class ExcitationTable(eqx.Module):
         return self.values[k]
 
 
+_VALIDITY_DOC = (  # (entry, range, beyond it): the docs' validity table of [[hydro]]
+    ('`[[hydro]]` (linear hydrostatics, radiation, excitation)',
+     'roll and pitch of each body within ±15°',
+     'the waterplane and wetted hull have changed too much for a restoring matrix; a deck edge immerses or a bilge emerges on most '
+     'hulls before that (a barge of beam B and freeboard f at atan(2f/B))'),
+    ('`[[hydro]]` with `box = {...}`',
+     'the lowest bilge corner under, and with `depth` the lowest deck corner above, the still waterline',
+     "a wall-sided hull's restoring changes as the bilge emerges or the deck edge immerses (green water starts earlier in waves, "
+     'whose elevation the check leaves out)'),
+    ('`[[hydro]]` with `hydrostatics = "nonlinear"`',
+     "roll and pitch within ±15° (its radiation and diffraction stay linear); and within each hull's angle of vanishing stability "
+     '(its GZ curve at rest, both sides, the weaker one)',
+     'capsize: the run reports it with its first time and the realisations that did'),
+    ('`[[hydro]]` with `hydrostatics = "nonlinear"` and the linear `froude_krylov`',
+     "the incident wave's elevation within the hull's lowest freeboard",
+     "the linear wave force takes the wave's waterline on the hull's sides; a crest over the deck edge leaves the still-water "
+     'restoring to fall while that force goes on (`froude_krylov = "nonlinear"` has no such range)'),
+)
+
+
 class HydroBody(ForceElement):
     """Linear hydrodynamic loads on the model bodies ``bodies`` (one per body of ``hydro``).
 
@@ -147,24 +164,7 @@ class HydroBody(ForceElement):
     the displacements; ``wave_elevation`` (m, with waves): the incident wave at the BEM
     frame's origin (``origin``), without the excitation's ramp.
     """
-    validity_doc: ClassVar[tuple] = (  # (entry, range, beyond it): the docs' validity table
-        ('`[[hydro]]` (linear hydrostatics, radiation, excitation)',
-         'roll and pitch of each body within ±15°',
-         'the waterplane and wetted hull have changed too much for a restoring matrix; a deck edge immerses or a bilge emerges on most '
-         'hulls before that (a barge of beam B and freeboard f at atan(2f/B))'),
-        ('`[[hydro]]` with `box = {...}`',
-         'the lowest bilge corner under, and with `depth` the lowest deck corner above, the still waterline',
-         "a wall-sided hull's restoring changes as the bilge emerges or the deck edge immerses (green water starts earlier in waves, "
-         'whose elevation the check leaves out)'),
-        ('`[[hydro]]` with `hydrostatics = "nonlinear"`',
-         "roll and pitch within ±15° (its radiation and diffraction stay linear); and within each hull's angle of vanishing stability "
-         '(its GZ curve at rest, both sides, the weaker one)',
-         'capsize: the run reports it with its first time and the realisations that did'),
-        ('`[[hydro]]` with `hydrostatics = "nonlinear"` and the linear `froude_krylov`',
-         "the incident wave's elevation within the hull's lowest freeboard",
-         "the linear wave force takes the wave's waterline on the hull's sides; a crest over the deck edge leaves the still-water "
-         'restoring to fall while that force goes on (`froude_krylov = "nonlinear"` has no such range)'),
-    )
+    validity_doc: ClassVar[tuple] = _VALIDITY_DOC
 
     name: str = eqx.field(static=True)
     bodies: tuple = eqx.field(static=True)
@@ -324,6 +324,14 @@ class HydroBody(ForceElement):
             nus.append(jnp.concatenate([vel, w]))
         return jnp.concatenate(etas), jnp.concatenate(nus)
 
+    def _current(self, ctx: Context, eta):
+        """(6nb,): the sea's current at each reference point (translations; fading in with the excitation, as a Morison element's)."""
+        if ctx.waves is None or ctx.waves.current is None:
+            return jnp.zeros_like(eta)
+        z = eta.reshape(-1, 6)[:, 2] + self.ref_world[:, 2]
+        u = jax.vmap(ctx.waves.current.velocity)(z).astype(eta.dtype) * self._ramp(ctx.t)
+        return jnp.concatenate([u, jnp.zeros_like(u)], -1).reshape(-1)
+
     def tabulate(self, prepared, t0, h, n):
         """The excitation (without the ramp) at t0 + k h, k = 0..n, as an :class:`ExcitationTable`.
 
@@ -383,7 +391,8 @@ class HydroBody(ForceElement):
         (without the non-linear pressure's, :meth:`pressure_wrenches`), the excitation and radiation
         parts of F, the displacements and velocities, the memory's state derivative."""
         eta, nu = self._motion(ctx)
-        F = -self.linear_damping @ nu - self.quadratic_drag * jnp.abs(nu) * nu
+        rel = nu - self._current(ctx, eta)  # the quadratic drag on the velocity through the water
+        F = -self.linear_damping @ nu - self.quadratic_drag * jnp.abs(rel) * rel
         if self.hydrostatics == "linear":
             F = F + self._linear_hydrostatics(eta)
         rad = jnp.zeros_like(F) if self.radiation is None else self.radiation.force(z)

@@ -48,7 +48,8 @@ def _hydro_keys():
         Key("mass", "per body", "kg", None, "mass the restoring matrix was computed with", "from the data"),
         Key("com", "per body", "m", None, "centre of mass the restoring matrix was computed with", "from the data"),
         Key("linear_damping", "6nb x 6nb", "SI", None, "extra linear damping", "0"),
-        Key("quadratic_drag", "6nb numbers", "SI", None, "diagonal quadratic drag", "0"),
+        Key("quadratic_drag", "6nb numbers", "SI", None, "diagonal quadratic drag, on each reference point's velocity through "
+            "the water (less the `[current]` there, which fades in over `ramp_time`)", "0"),
         Key("excitation", "bool", "", default_of(make, "excitation"), "wave excitation on/off"),
         Key("body_to_body", "bool", "", default_of(make, "body_to_body"), "radiation coupling between the table's bodies "
             "(A(∞) and memory); false drops it, as WEC-Sim does by default"),
