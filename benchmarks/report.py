@@ -23,6 +23,7 @@ SECTIONS = (
     ("operability_phases.md", "python -m benchmarks.operability_phases"),
     ("operability_dask.md", "python -m benchmarks.operability_dask"),
     ("report_page.md", "python -m benchmarks.report_page"),
+    ("roofline.md", "python -m benchmarks.roofline"),
     ("versions.md", "python -m benchmarks.versions --base DIR"),
     ("targets.md", None),
 )
