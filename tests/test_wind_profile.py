@@ -1,0 +1,63 @@
+"""The mean wind's height profile: at a point z above the still water the drag is ½ ρ C_d S U(z)², with
+U(z) the power law U(H) (z/H)^α or the logarithmic U(H) ln(z/z₀)/ln(H/z₀) (closed forms, 1e-12: the same
+arithmetic); the uniform wind is the element's former one; a point below the sea is the profile's range left."""
+
+import math
+
+import numpy as np
+import pytest
+
+import jaxmbd
+from jaxmbd.run import run, settings_of, start_of
+from jaxmbd.simulation import initial_state
+
+FILE = """
+name = "wind_on_a_module"
+[[bodies]]
+name = "module"
+joint = "fixed"
+xyz = [0.0, 0.0, {z}]
+mass = 1.0e4
+radii_of_gyration = [1.0, 1.0, 1.0]
+[[forces]]
+kind = "wind"
+body = "module"
+point = [0.0, 0.0, 0.0]
+area = 50.0
+speed = 20.0
+drag_coefficient = 1.2
+{profile}
+[simulation]
+duration = 1.0
+method = "rk4"
+dt = 0.1
+"""
+
+
+def _force(tmp_path, z, profile):
+    path = tmp_path / f"wind_{z}_{abs(hash(profile))}.toml"
+    path.write_text(FILE.format(z=z, profile=profile))
+    loaded = jaxmbd.load_system(path)
+    system = loaded.system
+    outs = system.outputs(0.0, initial_state(system, loaded.q0))
+    return loaded, np.asarray(outs["wind/force"]), float(outs["wind/speed"])
+
+
+@pytest.mark.parametrize("z", [5.0, 10.0, 40.0])
+def test_the_drag_at_a_height_is_the_profiles(tmp_path, z):
+    q = 0.5 * 1.225 * 1.2 * 50.0
+    for profile, U in (("", 20.0),
+                       ('profile = "power_law"\nexponent = 0.12', 20.0 * (z / 10.0) ** 0.12),
+                       ('profile = "logarithmic"\nroughness = 1.0e-3\nreference_height = 10.0',
+                        20.0 * math.log(z / 1e-3) / math.log(10.0 / 1e-3))):
+        _, force, speed = _force(tmp_path, z, profile)
+        assert speed == pytest.approx(U, rel=1e-12)
+        np.testing.assert_allclose(force, [q * U * U, 0.0, 0.0], rtol=1e-12, atol=1e-9)
+
+
+def test_a_point_under_the_sea_is_the_profiles_range_left(tmp_path):
+    loaded, _, speed = _force(tmp_path, -1.0, 'profile = "logarithmic"')
+    assert speed == 0.0  # taken at z₀, where the profile is zero
+    res = run(loaded, start_of(loaded), settings=settings_of(loaded))
+    found = [e for e in res.excursions if e.element == "wind"]
+    assert found and found[0].quantity == "height of the wind's point" and "height >= 0.0001 m" in found[0].limit
