@@ -60,21 +60,10 @@ class HullCurrentLoad(ForceElement):
                 fail(key, f"expected one coefficient per angle ({a.size}), got {c.size}")
 
     def _load(self, ctx: Context):
-        i = ctx.body_index(self.body)
         dtype = ctx.p.dtype
-        point = jnp.asarray(self.point, dtype=dtype)
-        v = ctx.point_velocity(i, point)
         current = (jnp.zeros(3, dtype) if ctx.waves is None or ctx.waves.current is None
                    else ctx.waves.current.velocity(-jnp.asarray(self.depth, dtype)).astype(dtype))
-        R = ctx.R[i]
-        u = R.T @ ((current - v) * jnp.array([1.0, 1.0, 0.0], dtype=dtype))  # body axes
-        ux, uy = u[0], u[1]
-        alpha = jnp.arctan2(uy, ux)
-        period = 2 * jnp.pi
-        coef = [jnp.interp(alpha, self.angles, jnp.asarray(c, dtype), period=period) for c in (self.Cx, self.Cy, self.Cn)]
-        q = 0.5 * self.rho * (ux * ux + uy * uy)
-        fx, fy, mz = q * coef[0] * self.area_x, q * coef[1] * self.area_y, q * coef[2] * self.area_y * self.length
-        return i, point, R @ jnp.stack([fx, fy, jnp.zeros_like(fx)]), mz, alpha
+        return coefficient_load(self, ctx, current, self.rho)
 
     def contribution(self, ctx: Context, z) -> Contribution:
         i, point, F, mz, _ = self._load(ctx)
@@ -87,3 +76,22 @@ class HullCurrentLoad(ForceElement):
 
     def output_units(self, model) -> dict:
         return {"force": "N", "moment": "N m", "angle": "rad"}
+
+
+def coefficient_load(el, ctx: Context, fluid, rho):
+    """(body index, point, force (3,) world axes, yaw moment, α) of the coefficients' form of ``el`` (its
+    ``body``, ``point``, ``angles``, ``Cx``, ``Cy``, ``Cn``, ``area_x``, ``area_y``, ``length``) in a fluid of
+    density ``rho`` moving at ``fluid`` (3,) (world axes) past the point: the current on a hull, the wind on
+    a hull or a lifted object."""
+    i = ctx.body_index(el.body)
+    dtype = ctx.p.dtype
+    point = jnp.asarray(el.point, dtype=dtype)
+    v = ctx.point_velocity(i, point)
+    R = ctx.R[i]
+    u = R.T @ ((fluid - v) * jnp.array([1.0, 1.0, 0.0], dtype=dtype))  # body axes
+    ux, uy = u[0], u[1]
+    alpha = jnp.arctan2(uy, ux)
+    coef = [jnp.interp(alpha, el.angles, jnp.asarray(c, dtype), period=2 * jnp.pi) for c in (el.Cx, el.Cy, el.Cn)]
+    q = 0.5 * rho * (ux * ux + uy * uy)
+    fx, fy, mz = q * coef[0] * el.area_x, q * coef[1] * el.area_y, q * coef[2] * el.area_y * el.length
+    return i, point, R @ jnp.stack([fx, fy, jnp.zeros_like(fx)]), mz, alpha

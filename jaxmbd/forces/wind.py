@@ -9,6 +9,7 @@ import jax.numpy as jnp
 
 from ..fields import parameter, setting
 from ..system import Context, Contribution, ForceElement
+from .current_load import HullCurrentLoad, coefficient_load
 
 PROFILES = ("uniform", "power_law", "logarithmic")
 
@@ -47,17 +48,10 @@ class WindDrag(ForceElement):
     roughness: jnp.ndarray = parameter(unit="m", bound=(">", 0.0), default=1.0e-4, doc="z₀ of the logarithmic profile (open sea)")
 
     def _lowest(self):
-        """The lowest height the profile holds at (m): z₀ (logarithmic), 1 mm (power law), -inf (uniform)."""
-        return {"uniform": -jnp.inf, "power_law": 1e-3, "logarithmic": self.roughness}[self.profile]
+        return lowest_height(self)
 
     def _speed(self, z):
-        z = jnp.maximum(z, self._lowest())
-        H = self.reference_height
-        if self.profile == "power_law":
-            return self.speed * (z / H) ** self.exponent
-        if self.profile == "logarithmic":
-            return self.speed * jnp.log(z / self.roughness) / jnp.log(H / self.roughness)
-        return self.speed * jnp.ones_like(z)
+        return profile_speed(self, z)
 
     def force(self, ctx: Context):
         pos, vel = ctx.point(self.body, self.point)
@@ -78,10 +72,97 @@ class WindDrag(ForceElement):
         return {"force": self.force(ctx), "speed": self._speed(pos[2]), "height": pos[2]}
 
     def valid_ranges(self, model) -> tuple:
-        if self.profile == "uniform":
-            return ()
-        from ..validity import ValidRange
+        return profile_range(self)
 
-        lowest = float(self._lowest())
-        return (ValidRange("height", "height of the wind's point", f"a {self.profile.replace('_', ' ')} wind profile",
-                           f"height >= {lowest:g} m above the still water", lower=lowest),)
+
+def lowest_height(el):
+    """The lowest height (m) the wind profile of ``el`` holds at: z₀ (logarithmic), 1 mm (power law), -inf (uniform)."""
+    return {"uniform": -jnp.inf, "power_law": 1e-3, "logarithmic": el.roughness}[el.profile]
+
+
+def profile_speed(el, z):
+    """The mean wind speed (m/s) at height ``z`` (m, above the still water) of ``el``'s profile (``speed`` at
+    ``reference_height``); below the lowest height the profile holds, that height's."""
+    z = jnp.maximum(z, lowest_height(el))
+    H = el.reference_height
+    if el.profile == "power_law":
+        return el.speed * (z / H) ** el.exponent
+    if el.profile == "logarithmic":
+        return el.speed * jnp.log(z / el.roughness) / jnp.log(H / el.roughness)
+    return el.speed * jnp.ones_like(z)
+
+
+def profile_range(el) -> tuple:
+    """The range of ``el``'s profile: its point above the lowest height it holds at (none for a uniform wind)."""
+    if el.profile == "uniform":
+        return ()
+    from ..validity import ValidRange
+
+    lowest = float(lowest_height(el))
+    return (ValidRange("height", "height of the wind's point", f"a {el.profile.replace('_', ' ')} wind profile",
+                       f"height >= {lowest:g} m above the still water", lower=lowest),)
+
+
+class HullWindLoad(ForceElement):
+    """The wind on a hull's superstructure or on a lifted object (a module, a blade, a jacket), from the user's
+    coefficients over the wind's angle of attack, in the form of :class:`~jaxmbd.forces.current_load.
+    HullCurrentLoad` (OCIMF's for tankers; wind-tunnel or CFD data of the object):
+
+        F_x = ½ ρ_a C_x(α) A_x |U|²,   F_y = ½ ρ_a C_y(α) A_y |U|²,   M_z = ½ ρ_a C_n(α) A_y L |U|²,
+
+    in the body's axes at ``point`` (the centre of the areas, where the moment is taken), U the wind at the
+    point's height (the profile of :class:`WindDrag`: ``speed`` at ``reference_height``, towards ``direction``)
+    less the point's horizontal velocity, α = atan2(U_y, U_x) in the body's axes (0: the wind travels along
+    +x, from astern); the coefficients linear between the rows of ``angles_deg`` (−180° to 180°, periodic).
+    The yaw moment is what turns a lifted module on its sling (the taglines' load).  Outputs: ``force``
+    (3,) N (world axes), ``moment`` N m, ``angle`` rad (α), ``speed`` m/s (the mean wind at the point),
+    ``height`` m.  Range: the profile's (the point above the sea)."""
+
+    validity_doc: ClassVar[tuple] = (('`wind_coefficients` with a `profile`', "the point above the still water (above "
+                                      "`roughness` for the logarithmic profile)", "as `wind`: the speed taken at the lowest "
+                                      "height the profile holds"),)
+
+    kind: ClassVar[str] = "wind_coefficients"
+
+    name: str = eqx.field(static=True)
+    body: str = setting("body", doc="the hull or the lifted object")
+    angles: jnp.ndarray = parameter(unit="rad", shape=None, angle=True, doc="α of the table's rows, −180° to 180°, increasing")
+    Cx: jnp.ndarray = parameter(unit="", shape=None, doc="C_x(α), surge force coefficient, one per angle")
+    Cy: jnp.ndarray = parameter(unit="", shape=None, doc="C_y(α), sway force coefficient, one per angle")
+    Cn: jnp.ndarray = parameter(unit="", shape=None, doc="C_n(α), yaw moment coefficient, one per angle")
+    area_x: jnp.ndarray = parameter(unit="m²", bound=(">", 0.0), doc="A_x, area above the water seen from ahead")
+    area_y: jnp.ndarray = parameter(unit="m²", bound=(">", 0.0), doc="A_y, area above the water seen from the side")
+    length: jnp.ndarray = parameter(unit="m", bound=(">", 0.0), doc="L, the moment's length")
+    speed: jnp.ndarray = parameter(unit="m/s", bound=(">=", 0.0), doc="wind speed at `reference_height` (uniform: everywhere)")
+    point: jnp.ndarray = parameter(unit="m", shape=(3,), default=(0.0, 0.0, 0.0), doc="centre of the areas (the moment's point), body frame")
+    direction: jnp.ndarray = parameter(unit="rad", angle=True, default=0.0, doc="direction the wind blows towards, from +x towards +y")
+    air_density: jnp.ndarray = parameter(unit="kg/m³", bound=(">", 0.0), default=1.225, doc="ρ_air")
+    profile: str = setting("string", default="uniform", choices=PROFILES, doc="as `wind`'s")
+    reference_height: jnp.ndarray = parameter(unit="m", bound=(">", 0.0), default=10.0, doc="H, where `speed` is given")
+    exponent: jnp.ndarray = parameter(unit="", bound=(">=", 0.0), default=0.12, doc="α of the power law")
+    roughness: jnp.ndarray = parameter(unit="m", bound=(">", 0.0), default=1.0e-4, doc="z₀ of the logarithmic profile")
+
+    @classmethod
+    def file_rules(cls, values, given, fail):
+        HullCurrentLoad.file_rules(values, given, fail)
+
+    def _load(self, ctx: Context):
+        pos, _ = ctx.point(self.body, self.point)
+        u = profile_speed(self, pos[2])
+        wind = u * jnp.stack([jnp.cos(self.direction), jnp.sin(self.direction), 0.0 * u]).astype(ctx.p.dtype)
+        return coefficient_load(self, ctx, wind, self.air_density) + (u, pos[2])
+
+    def contribution(self, ctx: Context, z) -> Contribution:
+        i, point, F, mz, *_ = self._load(ctx)
+        wrench = ctx.world_point_wrench(i, point, F).at[5].add(mz)
+        return Contribution(f_ext=ctx.zeros_f_ext().at[i].add(wrench.astype(ctx.p.dtype)))
+
+    def outputs(self, ctx: Context, z) -> dict:
+        _, _, F, mz, alpha, u, height = self._load(ctx)
+        return {"force": F, "moment": mz, "angle": alpha, "speed": u, "height": height}
+
+    def output_units(self, model) -> dict:
+        return {"force": "N", "moment": "N m", "angle": "rad", "speed": "m/s", "height": "m"}
+
+    def valid_ranges(self, model) -> tuple:
+        return profile_range(self)
