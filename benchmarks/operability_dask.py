@@ -74,7 +74,9 @@ def main(argv=None):
         for c in (CASES if k % 2 == 0 else CASES[::-1]):
             got[c].append(spawn_child("benchmarks.operability_dask", c))
     local, dask = got["local"], got["dask"]
-    same = all(r["limits"] == local[0]["limits"] for r in local + dask)
+    import numpy as np
+
+    same = all(np.array_equal(r["limits"], local[0]["limits"], equal_nan=True) for r in local + dask)
     ratio = statistics.median([r["seconds"] for r in dask]) / statistics.median([r["seconds"] for r in local])
     lines = [
         "## An operability study on a two-worker Dask cluster (`python -m benchmarks.operability_dask`)",

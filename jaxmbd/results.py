@@ -112,8 +112,8 @@ class Result:
         in degrees, forces in ``loads``).  A rope's tension or hook load also gets its slack spells in the
         phase (below 10 % of its value at the start of the run, :func:`jaxmbd.statistics.slack_events`) and
         the largest snap that ended one.  An output the run took at every step (:attr:`between`) is read
-        there: its maxima, minima and the spells entered in the phase at every step, the snap as the largest
-        tension from the phase's first spell on."""
+        there: its maxima, minima, the spells entered in the phase and the snaps that ended spells in it, over
+        every step."""
         from .statistics import slack_events
         from .units import display_units_of, figure
 
@@ -139,10 +139,9 @@ class Result:
             row = [pname, f"{t[0]:.1f}", f"{t[-1]:.1f}"]
             for x, rope, f, b in cols:
                 row += [figure(float(np.max(b.get("max", x)[m])), f), figure(float(np.min(b.get("min", x)[m])), f)]
-                if rope and "slack_entries" in b:  # every step: the spells entered in the phase, and the largest
-                    entries = b["slack_entries"][m]  # tension from its first on
-                    after = b["max_once_slack"][m][np.argmax(entries > 0):]
-                    row += [str(int(entries.sum())), figure(float(np.max(after)), f) if entries.any() else "-"]
+                if rope and "snap" in b:  # every step: the spells entered in the phase, the snaps that ended one in it
+                    snaps = b["snap"][m]
+                    row += [str(int(b["slack_entries"][m].sum())), figure(float(np.nanmax(snaps)), f) if np.isfinite(snaps).any() else "-"]
                 elif rope:
                     events = slack_events(t, x[m], max(float(x[0]), 1e-300)) if x[0] > 0 else []
                     snaps = [e.snap for e in events if e.snap is not None]
@@ -180,6 +179,7 @@ class PhaseRecord:
         if steps is not None:
             t, x = steps
             done = np.isfinite(t)
+            done[done] = np.append(True, np.diff(t[done]) > 0)  # a phase's last step comes twice where its time ran out
             at = {n: np.asarray(outputs[n.partition("[")[0]])[..., int(n[n.index("[") + 1:-1])] if "[" in n else outputs[n]
                   for n in x}
             self.steps.append((ts, at, t[done], {n: np.asarray(v)[done] for n, v in x.items()}))
@@ -232,7 +232,26 @@ def _between_from_states(pieces: list, slack_fraction: float) -> dict:
                 cols["max_once_slack"].append(np.maximum.reduceat(np.where(ever_k, x, -np.inf), pos))
                 was, ever = bool(now[-1]), bool(ever_k[-1])
         out[n] = {k: np.concatenate(v) for k, v in cols.items() if v}
+        if rope:
+            out[n]["snap"] = _snaps(merged, n, first, slack_fraction)
     return out
+
+
+def _snaps(merged, n, first, slack_fraction):
+    """Per save, the largest snap (:func:`jaxmbd.statistics.slack_events`: the peak that ends a slack spell) of
+    the spells that end in its window, over the whole run's step record; NaN where none ends."""
+    from .statistics import slack_events
+
+    t = np.concatenate([m[0] for m in merged])
+    x = np.concatenate([m[1][n] for m in merged])
+    sizes = np.cumsum([0] + [m[1][n].size for m in merged])
+    starts = np.concatenate([m[2] + off for m, off in zip(merged, sizes)])  # each window's first state, over the run
+    snap = np.full(starts.size, np.nan)
+    for e in slack_events(t, x, first, slack_fraction=slack_fraction) if first > 0 else []:
+        if e.snap is not None:
+            w = np.searchsorted(starts, np.searchsorted(t, e.end), side="right") - 1
+            snap[w] = np.fmax(snap[w], e.snap)
+    return snap
 
 
 def _merge_states(saves, at_saves, steps, at_steps):

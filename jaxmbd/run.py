@@ -434,7 +434,8 @@ def _stack(runs: list[Result], excursions) -> Result:
                   attrs=dict(first.attrs), excursions=excursions, phase=stack(lambda r: r.phase, -1),
                   events=[r.events for r in runs], phase_names=first.phase_names,
                   between={n: {k: stack(lambda r, n=n, k=k: r.between[n][k], 0 if k in ("states", "slack_entries") else np.nan)
-                               for k in b} for n, b in first.between.items()})
+                               for k in b} for n, b in first.between.items()}
+                  if all(r.between.keys() == first.between.keys() for r in runs) else {})  # batches tracked alike, or none
 
 
 def run_attrs(case, settings: RunSettings, result: Result, start: Start, source=None) -> dict:

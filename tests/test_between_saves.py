@@ -117,7 +117,7 @@ def test_an_operation_in_phases_takes_its_tensions_at_every_step(tmp_path, monke
         return np.array([[reduce(b[i][ph[i] == k]) for k in range(3)] for i in range(2)])
 
     for key, reduce in (("max", np.max), ("min", np.min), ("slack_entries", np.sum), ("slack_seconds", np.sum),
-                        ("max_once_slack", np.max)):
+                        ("max_once_slack", np.max), ("snap", lambda a: np.nanmax(a, initial=-1.0))):
         want = per_phase(fine, key, reduce)
         for sd in (0.7,):
             np.testing.assert_allclose(per_phase(res[sd], key, reduce), want, rtol=1e-12, atol=1e-9, err_msg=f"{key} at {sd}")
@@ -130,6 +130,10 @@ def test_an_operation_in_phases_takes_its_tensions_at_every_step(tmp_path, monke
         keep = np.append(np.diff(r.time) > 0, True)  # a phase boundary is saved twice
         spells = slack_events(r.time[keep], x[keep], x[0])
         assert int(np.sum(r.between[name]["slack_entries"])) == len(spells)
+        snaps = [e.snap for e in spells if e.snap is not None]  # the snaps, each in the save where its spell ended
+        got = r.between[name]["snap"]
+        assert np.nanmax(got, initial=-1.0) == pytest.approx(max(snaps, default=-1.0), rel=1e-9)
+        assert np.isfinite(got).sum() <= len(snaps)
         assert r.largest(name) == np.max(r.between[name]["max"]) >= np.max(x)  # the run table's maximum
     # saved every 0.7 s the samples alone miss what the steps saw
     coarse = np.asarray(res[0.7].outputs[name])

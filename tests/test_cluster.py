@@ -69,9 +69,9 @@ def test_a_sweep_on_a_dask_cluster_writes_the_local_cells_bit_for_bit(tmp_path, 
     for var in local.data_vars:
         np.testing.assert_array_equal(local[var].values, table[var].values)
 
-    # a worker killed while it computes a cell (runs of another length: each worker compiles again, so a cell
-    # takes seconds): Dask starts another worker and runs the cell again; the same bits as a local sweep
-    settings = SweepSettings(**(SETTINGS | {"duration": 12.0}))
+    # a worker killed while it computes a cell (runs of 200 s: each worker compiles again and a cell takes
+    # seconds): Dask starts another worker and runs the cell again; the same bits as a local sweep
+    settings = SweepSettings(**(SETTINGS | {"duration": 200.0}))
     local = run_sweep(system, q0, settings, tmp_path / "local12")
     box = {}
     thread = threading.Thread(target=lambda: box.setdefault("table", run_sweep(system, q0, settings, tmp_path / "killed",
@@ -82,8 +82,9 @@ def test_a_sweep_on_a_dask_cluster_writes_the_local_cells_bit_for_bit(tmp_path, 
         time.sleep(0.05)
     busy = next((w for w, tasks in client.processing().items() if tasks), None)
     assert busy is not None, "no task was seen running"
-    time.sleep(1.0)  # inside the cell's compile
+    time.sleep(0.3)  # inside the cell's compile or run
     pid = client.run(os.getpid, workers=[busy])[busy]
+    assert client.processing()[busy], "the worker finished its cells before the kill"  # still computing one
     os.kill(pid, signal.SIGKILL)
     thread.join(timeout=300)
     assert not thread.is_alive() and "table" in box

@@ -58,3 +58,20 @@ def test_a_barge_in_a_current_is_carried_to_its_speed_along_the_closed_form(tmp_
     still = jaxmbd.load_system(tmp_path / "still.toml")
     rest = run(still, start_of(still), settings=settings_of(still)).realisation(0)
     assert np.max(np.abs(np.asarray(rest.q)[:, 0])) == 0.0
+
+
+def test_a_hulls_drag_given_twice_is_refused(tmp_path):
+    """The hull's quadratic drag in surge, sway or yaw and a hull current load on the same body both take its
+    drag through the water: one line names both."""
+    import pytest
+
+    from jaxmbd.io.system_file import SystemFileError
+
+    load = ('\n[[forces]]\nkind = "hull_current_load"\nbody = "barge"\nangles_deg = [-180.0, 180.0]\nCx = [0.1, 0.1]\n'
+            'Cy = [0.0, 0.0]\nCn = [0.0, 0.0]\narea_x = 20.0\narea_y = 40.0\nlength = 20.0\n')
+    path = tmp_path / "twice.toml"
+    path.write_text(FILE.replace("[current]", load + "\n[current]"))
+    with pytest.raises(SystemFileError, match=r"hydro\[0\]\.quadratic_drag: body 'barge' also has a hull_current_load \(forces\[0\]\)"):
+        jaxmbd.load_system(path)
+    path.write_text(FILE.replace(f"[{B}, 0, 0, 0, 0, 0]", "[0, 0, 0, 1.0e6, 0, 0]").replace("[current]", load + "\n[current]"))
+    jaxmbd.load_system(path)  # roll drag beside the current load: no conflict

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import jaxmbd
+import jaxmbd.io.system_file
 from jaxmbd.run import run, settings_of, start_of
 from jaxmbd.simulation import initial_state
 
@@ -101,3 +102,10 @@ def test_a_lifted_objects_wind_coefficients_by_heading(tmp_path, yaw_deg):
     np.testing.assert_allclose(outs["wind_coefficients/force"], [c * fx - s * fy, s * fx + c * fy, 0.0], rtol=1e-12, atol=1e-9)
     assert float(outs["wind_coefficients/moment"]) == pytest.approx(q * cn * 60.0 * 12.0, rel=1e-12)
     assert float(outs["wind_coefficients/speed"]) == pytest.approx(U, rel=1e-12)
+
+
+def test_a_logarithmic_profile_under_its_roughness_is_refused(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text(FILE.format(z=10.0, profile='profile = "logarithmic"\nroughness = 0.1\nreference_height = 0.05'))
+    with pytest.raises(jaxmbd.io.system_file.SystemFileError, match=r"forces\[0\]\.reference_height: must lie above the roughness"):
+        jaxmbd.load_system(path)

@@ -47,6 +47,10 @@ class WindDrag(ForceElement):
     exponent: jnp.ndarray = parameter(unit="", bound=(">=", 0.0), default=0.12, doc="α of the power law (0.12: open sea)")
     roughness: jnp.ndarray = parameter(unit="m", bound=(">", 0.0), default=1.0e-4, doc="z₀ of the logarithmic profile (open sea)")
 
+    @classmethod
+    def file_rules(cls, values, given, fail):
+        profile_rules(values, given, fail)
+
     def _lowest(self):
         return lowest_height(self)
 
@@ -73,6 +77,13 @@ class WindDrag(ForceElement):
 
     def valid_ranges(self, model) -> tuple:
         return profile_range(self)
+
+
+def profile_rules(values, given, fail):
+    """A logarithmic profile's reference height above its roughness length (else its speed is infinite or negative)."""
+    if values.get("profile") == "logarithmic" and float(values.get("reference_height", 10.0)) <= float(values.get("roughness", 1e-4)):
+        fail("reference_height", f"must lie above the roughness length z₀ = {float(values.get('roughness', 1e-4)):g} m of the "
+             "logarithmic profile")
 
 
 def lowest_height(el):
@@ -105,8 +116,8 @@ def profile_range(el) -> tuple:
 
 class HullWindLoad(ForceElement):
     """The wind on a hull's superstructure or on a lifted object (a module, a blade, a jacket), from the user's
-    coefficients over the wind's angle of attack, in the form of :class:`~jaxmbd.forces.current_load.
-    HullCurrentLoad` (OCIMF's for tankers; wind-tunnel or CFD data of the object):
+    coefficients over the wind's angle of attack, in the form of the hull current load
+    (:class:`~jaxmbd.forces.current_load.HullCurrentLoad`; OCIMF's for tankers; wind-tunnel or CFD data of the object):
 
         F_x = ½ ρ_a C_x(α) A_x |U|²,   F_y = ½ ρ_a C_y(α) A_y |U|²,   M_z = ½ ρ_a C_n(α) A_y L |U|²,
 
@@ -145,6 +156,7 @@ class HullWindLoad(ForceElement):
     @classmethod
     def file_rules(cls, values, given, fail):
         HullCurrentLoad.file_rules(values, given, fail)
+        profile_rules(values, given, fail)
 
     def _load(self, ctx: Context):
         pos, _ = ctx.point(self.body, self.point)

@@ -234,6 +234,7 @@ class _Loader:
         loops = read_elements(self, cfg, "loops") + [("model.urdf", lp) for lp in self.urdf_loops]
         elements = self.elements = hydro + forces + controllers + loops
         check_unique_names(self, elements)
+        self.check_hull_drag(hydro, forces)
         report = read_report_joints(self, cfg)
 
         from ..joints import ModelError
@@ -267,6 +268,18 @@ class _Loader:
             operability=operability,
             display_loads=self.display_loads,
         )
+
+    def check_hull_drag(self, hydro, forces):
+        """One model of a hull's drag in the horizontal plane: a `[[hydro]]` body's surge, sway or yaw
+        `quadratic_drag` and a `hull_current_load` on the same body would both take the hull's velocity through
+        the water (the current's included)."""
+        loads = {el.body: f for f, el in forces if el.kind == "hull_current_load"}
+        for f, h in hydro:
+            drag = np.asarray(h.quadratic_drag).reshape(-1, 6)
+            for k, body in enumerate(h.bodies):
+                if body in loads and np.any(drag[k, [0, 1, 5]] != 0):
+                    self.r.fail(f"{f}.quadratic_drag", f"body {body!r} also has a hull_current_load ({loads[body]}): both "
+                                "take its drag in surge, sway and yaw through the water; give it in one of them")
 
     def validate(self, system):
         """The physical checks of a read system, numbers evaluated: the mass matrix at q0 with the
