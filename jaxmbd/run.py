@@ -30,6 +30,7 @@ import numpy as np
 
 from . import validity
 from .errors import InputTypeError, JaxmbdError
+from .hydro.waves import JONSWAP
 from .results import Result
 from .simulation import (
     CHECKPOINT_MODES,
@@ -104,6 +105,11 @@ def with_sea_state(system: System, *, hs=None, tp=None, heading=None) -> System:
     if waves.spectrum is None:
         return system
     spec = waves.spectrum
+    if not isinstance(spec, JONSWAP):  # a tabulated spectrum: its Hs and Tp are the table's
+        if hs is not None or tp is not None:
+            raise RunError(f"{system.name}: a tabulated wave spectrum has the Hs and Tp of its table; a sweep, a search or an "
+                           "override of Hs or Tp needs a JONSWAP or Pierson-Moskowitz [waves]")
+        return eqx.tree_at(lambda s: s.waves.mean_direction, system, jnp.asarray(heading, dtype=jnp.result_type(waves.mean_direction)))
     return sea_state_leaves(system, spec.hs if hs is None else hs, spec.tp if tp is None else tp,
                             waves.mean_direction if heading is None else heading)
 

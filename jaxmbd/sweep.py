@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # xarray is imported where a dataset is made or read
 from . import __version__
 from .cluster import as_tasks
 from .errors import JaxmbdError
+from .hydro.waves import JONSWAP
 from .results import Result
 from .run import RunSettings, Start, TimeBudget, run, with_sea_state
 from .simulation import Integrator
@@ -410,7 +411,7 @@ def read_sweep(reader, cfg, system, sim):
     r = reader.r
     f = "sweep"
     s = r.table(cfg["sweep"], f, _SWEEP_KEYS)
-    if system.waves is None or system.waves.spectrum is None:
+    if system.waves is None or not isinstance(system.waves.spectrum, JONSWAP):  # a parametric spectrum's Hs and Tp
         r.fail(f, "a sea-state sweep needs [waves] with type = 'jonswap' or 'pierson_moskowitz'")
     grids = {}
     for key in ("hs", "tp"):

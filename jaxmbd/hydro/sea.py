@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..tables import Key, default_of, float_array, keys
-from .waves import G_DEFAULT, JONSWAP, Current, PiersonMoskowitz, RegularWave, WaveComponents, realise
+from .waves import G_DEFAULT, JONSWAP, Current, PiersonMoskowitz, RegularWave, TabulatedSpectrum, WaveComponents, realise
 
 
 class SeaState(eqx.Module):
@@ -104,7 +104,7 @@ class SeaState(eqx.Module):
 
 # --------------------------------------------------------------------------- the file form
 
-_WAVE_TYPES = ("jonswap", "pierson_moskowitz", "regular")
+_WAVE_TYPES = ("jonswap", "pierson_moskowitz", "tabulated", "regular")
 
 
 def _deg(rad) -> float:
@@ -112,10 +112,13 @@ def _deg(rad) -> float:
 
 
 WAVE_KEYS = keys(
-    Key("type", "string", doc="`jonswap`, `pierson_moskowitz`, `regular`"),
+    Key("type", "string", doc="`jonswap`, `pierson_moskowitz`, `tabulated`, `regular`"),
     Key("hs", "number", "m", doc="significant wave height (spectra), > 0", default_text="required (spectra)"),
     Key("tp", "number", "s", doc="peak period (spectra), > 0", default_text="required (spectra)"),
     Key("gamma", "number", "", default_of(JONSWAP, "gamma"), "JONSWAP peak enhancement γ ≥ 1"),
+    Key("omega", "array", "rad/s", None, "the table's frequencies (tabulated), increasing, > 0", "required (tabulated)"),
+    Key("density", "array", "m² s/rad", None, "S(ω) at them (tabulated), ≥ 0; from a buoy's S(f) in m²/Hz at f Hz: "
+        "S(f) / (2π) at ω = 2π f", "required (tabulated)"),
     Key("sigma_a", "number", "", default_of(JONSWAP, "sigma_a"), "JONSWAP peak width below the peak"),
     Key("sigma_b", "number", "", default_of(JONSWAP, "sigma_b"), "JONSWAP peak width above the peak"),
     Key("height", "number", "m", doc="crest-to-trough height (regular), > 0", default_text="required (regular)"),
@@ -191,7 +194,7 @@ def _read_waves(reader, cfg):
     K = {k: v.default for k, v in WAVE_KEYS.items()}
     typ = r.string(w, f, "type", choices=_WAVE_TYPES)
     own = {"jonswap": ("hs", "tp", "gamma", "sigma_a", "sigma_b"), "pierson_moskowitz": ("hs", "tp"),
-           "regular": ("height", "period", "phase_deg")}
+           "tabulated": ("omega", "density"), "regular": ("height", "period", "phase_deg")}
     spectral = ("n_frequencies", "omega_min", "omega_max", "n_directions", "spreading", "random_frequencies")
     for key in w:
         if key in ("type", "direction_deg", "water_depth") or key in own[typ] or (typ != "regular" and key in spectral):
@@ -206,13 +209,13 @@ def _read_waves(reader, cfg):
             math.radians(r.number(w, f, "phase_deg", K["phase_deg"])),
         )
         return SeaState(regular=wave, mean_direction=float_array(direction), water_depth=depth)
-    hs = r.number(w, f, "hs", gt=0.0)
-    tp = r.number(w, f, "tp", gt=0.0)
-    if typ == "jonswap":
-        spec = JONSWAP(hs, tp, r.number(w, f, "gamma", K["gamma"], ge=1.0), r.number(w, f, "sigma_a", K["sigma_a"], gt=0.0),
-                       r.number(w, f, "sigma_b", K["sigma_b"], gt=0.0))
+    if typ == "tabulated":
+        spec = _read_table(r, w, f)
+    elif typ == "jonswap":
+        spec = JONSWAP(r.number(w, f, "hs", gt=0.0), r.number(w, f, "tp", gt=0.0), r.number(w, f, "gamma", K["gamma"], ge=1.0),
+                       r.number(w, f, "sigma_a", K["sigma_a"], gt=0.0), r.number(w, f, "sigma_b", K["sigma_b"], gt=0.0))
     else:
-        spec = PiersonMoskowitz(hs, tp)
+        spec = PiersonMoskowitz(r.number(w, f, "hs", gt=0.0), r.number(w, f, "tp", gt=0.0))
     wmin = r.number(w, f, "omega_min", K["omega_min"], gt=0.0)
     wmax = r.number(w, f, "omega_max", K["omega_max"], gt=wmin)
     return SeaState(
@@ -226,6 +229,18 @@ def _read_waves(reader, cfg):
         random_frequencies=r.boolean(w, f, "random_frequencies", K["random_frequencies"]),
         water_depth=depth,
     )
+
+
+def _read_table(r, w, f) -> TabulatedSpectrum:
+    omega = r.array(r.get(w, f, "omega"), f"{f}.omega").reshape(-1)
+    density = r.array(r.get(w, f, "density"), f"{f}.density").reshape(-1)
+    if omega.size < 3 or omega[0] <= 0 or np.any(np.diff(omega) <= 0):
+        r.fail(f"{f}.omega", f"expected at least three frequencies > 0 rad/s, increasing; got {omega.size} starting at "
+               f"{omega[0] if omega.size else 'none'}")
+    if density.shape != omega.shape or np.any(density < 0) or not np.any(density > 0):
+        r.fail(f"{f}.density", f"expected one density >= 0 m² s/rad per frequency ({omega.size}), not all zero; got "
+               f"{density.size}")
+    return TabulatedSpectrum(omega, density)
 
 
 def read_water(reader, cfg):

@@ -33,6 +33,7 @@ __all__ = [
     "RegularWave",
     "JONSWAP",
     "PiersonMoskowitz",
+    "TabulatedSpectrum",
     "WaveComponents",
     "spreading_function",
     "spreading_weights",
@@ -194,6 +195,33 @@ class PiersonMoskowitz(JONSWAP):
 
     def __init__(self, hs, tp):
         super().__init__(hs, tp, gamma=1.0)
+
+
+class TabulatedSpectrum(eqx.Module):
+    """A measured or imported spectrum (a wave buoy's, a hindcast's, two peaks of wind sea and swell), one-sided,
+    m²·s/rad at ``omega`` (rad/s, increasing): linear between the rows and zero outside them.  Its ``hs`` is
+    4√m0 of the table (trapezoidal rule) and its ``tp`` 2π over the row of the largest density: what the table
+    says, not settings (a sweep or a search over Hs and Tp needs a parametric spectrum).  A buoy's S(f) in m²/Hz
+    at f (Hz) is S(ω) = S(f) / (2π) at ω = 2π f."""
+
+    omega: jax.Array
+    values: jax.Array
+
+    def __init__(self, omega, values):
+        self.omega = jnp.asarray(omega, dtype=float)
+        self.values = jnp.asarray(values, dtype=float)
+
+    @property
+    def hs(self):
+        return 4.0 * jnp.sqrt(jnp.trapezoid(self.values, self.omega))
+
+    @property
+    def tp(self):
+        return 2.0 * jnp.pi / self.omega[jnp.argmax(self.values)]
+
+    def density(self, omega):
+        """S(ω) [m²·s/rad], linear between the rows, 0 outside them."""
+        return jnp.interp(jnp.asarray(omega, dtype=float), self.omega, self.values, left=0.0, right=0.0)
 
 
 def spreading_function(theta, mean_direction=0.0, s=1):

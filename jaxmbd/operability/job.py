@@ -42,6 +42,7 @@ import numpy as np
 
 from ..cluster import as_tasks
 from ..errors import InputError
+from ..hydro.waves import JONSWAP
 from ..run import RunSettings, TimeBudget, run, run_sea_states, settings_of, start_of
 from .alpha import LEVELS, TABLES, alpha_factor
 from .criteria import Criterion, extremes_of, margin_of
@@ -103,7 +104,7 @@ def read_operability(reader, cfg, system, scenario) -> OperabilityTable | None:
         if key == "tp" and arr.size < 2:
             r.fail(f"{f}.tp", f"expected at least two periods (the limit is a curve in Tp over the site's hours), got {arr.tolist()}")
         grids[key] = tuple(float(x) for x in arr)
-    if system.waves is None or system.waves.spectrum is None:
+    if system.waves is None or not isinstance(system.waves.spectrum, JONSWAP):  # a parametric spectrum's Hs and Tp
         r.fail(f, "an operability study needs [waves] with type = 'jonswap' or 'pierson_moskowitz'")
     duration = r.number(s, f, "duration", None, gt=0.0)
     if scenario is not None and duration is not None:

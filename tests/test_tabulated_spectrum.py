@@ -1,0 +1,71 @@
+"""A tabulated wave spectrum (a buoy's, a hindcast's, a two-peaked sea): a JONSWAP written as a table gives the
+JONSWAP's realisations (their amplitudes to the table's linear interpolation, 1e-3 on a fine table; the same
+random phases, the same key), its Hs and Tp are the table's, a two-peaked table realises both peaks, and what a
+table cannot be (a sweep over Hs, a bad row) is refused in one line."""
+
+import jax
+import numpy as np
+import pytest
+
+import jaxmbd
+from jaxmbd.hydro.sea import SeaState
+from jaxmbd.hydro.waves import JONSWAP, TabulatedSpectrum
+from jaxmbd.io.system_file import SystemFileError
+
+
+def test_a_jonswap_written_as_a_table_realises_as_the_jonswap():
+    j = JONSWAP(2.0, 8.0)
+    omega = np.linspace(0.1, 4.0, 4000)
+    table = TabulatedSpectrum(omega, np.asarray(j.density(omega)))
+    assert float(table.hs) == pytest.approx(2.0, rel=1e-3)  # the table holds all but the tails beyond 0.1-4 rad/s
+    assert float(table.tp) == pytest.approx(8.0, rel=1e-3)
+    key = jax.random.key(7)
+    a, b = (SeaState(spectrum=s, n_frequencies=60).realise(key) for s in (j, table))
+    np.testing.assert_array_equal(a.phase, b.phase)
+    # the far tail, e^{-1/ω⁴} interpolated linearly, to the largest amplitude's 1e-6
+    np.testing.assert_allclose(b.amplitude, a.amplitude, rtol=1e-3, atol=1e-6 * float(np.max(a.amplitude)))
+
+
+def test_two_peaks_and_the_files_form(tmp_path):
+    """Wind sea (Tp 6 s) and swell (Tp 14 s) as one table: the modelled Hs is the two's in quadrature (1 %:
+    the band's discretisation); an Hs override, a bad row and a sweep are refused in one line."""
+    omega = np.linspace(0.2, 2.5, 400)
+    sea, swell = JONSWAP(2.0, 6.0), JONSWAP(1.5, 14.0, gamma=5.0)
+    density = np.asarray(sea.density(omega)) + np.asarray(swell.density(omega))
+    text = f"""
+name = "two_peaks"
+[[bodies]]
+name = "buoy"
+joint = "prismatic"
+axis = [0, 0, 1]
+mass = 1000.0
+radii_of_gyration = [1.0, 1.0, 1.0]
+[waves]
+type = "tabulated"
+omega = {omega.tolist()}
+density = {density.tolist()}
+n_frequencies = 200
+[simulation]
+duration = 10.0
+method = "rk4"
+dt = 0.1
+"""
+    path = tmp_path / "two.toml"
+    path.write_text(text)
+    loaded = jaxmbd.load_system(path)
+    waves = loaded.system.waves
+    assert waves.modelled_hs() == pytest.approx(float(np.hypot(2.0, 1.5)), rel=0.01)
+    assert float(waves.spectrum.tp) == pytest.approx(14.0, rel=0.02)  # the swell's peak is the higher
+    from jaxmbd.run import RunError, with_sea_state
+
+    with pytest.raises(RunError, match="a tabulated wave spectrum has the Hs and Tp of its table"):
+        with_sea_state(loaded.system, hs=1.0)
+    assert float(with_sea_state(loaded.system, heading=0.5).waves.mean_direction) == 0.5
+    for bad, field, message in (("omega = [", "waves.omega", "increasing"), ("density = [", "waves.density", ">= 0")):
+        broken = text.replace(bad, bad + ("-1.0, " if "omega" in bad else "-1.0, "))
+        path.write_text(broken)
+        with pytest.raises(SystemFileError, match=rf"{field}: expected .*{message}"):
+            jaxmbd.load_system(path)
+    path.write_text(text + '\n[sweep]\nhs = [1.0]\ntp = [8.0]\n')
+    with pytest.raises(SystemFileError, match=r"sweep: a sea-state sweep needs \[waves\] with type = 'jonswap'"):
+        jaxmbd.load_system(path)
