@@ -386,6 +386,11 @@ def _describe_sea(waves) -> str:
             out["current"] = {"surface_speed_m_s": float(current.speed), "direction_rad": float(current.direction),
                               "profile": None if current.profile_depth is None else
                               [[float(d), float(f)] for d, f in zip(current.profile_depth, current.profile_factor)]}
+        if hasattr(getattr(waves, "regular", None), "elevation"):  # a recorded wave
+            w = waves.regular
+            out["recorded"] = {"samples": int(w.elevation.shape[-1]), "dt_s": w.dt, "hs_record_m": float(4 * np.std(w.elevation)),
+                               "omega_min_rad_s": w.omega_min, "omega_max_rad_s": w.omega_max, "direction_rad": float(w.direction)}
+            return json.dumps(out)
         if getattr(waves, "regular", None) is not None:
             w = waves.regular
             out["regular"] = {"height_m": float(w.height), "period_s": float(w.period), "direction_rad": float(w.direction)}

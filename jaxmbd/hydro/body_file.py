@@ -13,6 +13,7 @@ from .body import create_hydro_body
 from .capytaine_run import run_capytaine
 from .hull import load_hull
 from .wamit import read_wamit
+from .waves import RegularWave
 
 
 def _hydro_keys():
@@ -325,8 +326,9 @@ def _check_headings(reader, f, hydro, waves):
         reader.r.fail("waves.direction_deg", f"{exc} (data of {f}; xz_symmetry = true mirrors a symmetric hull's table)")
     top = float(hydro.omega[-1])
     if wmax > 1.05 * top:
-        key = "period" if waves.regular is not None else "omega_max"
-        fix = ("a longer period" if waves.regular is not None else "a lower waves.omega_max") + \
+        regular = isinstance(waves.regular, RegularWave)  # a recorded wave's band ends at its omega_max, as a spectrum's
+        key = "period" if regular else "omega_max"
+        fix = ("a longer period" if regular else "a lower waves.omega_max") + \
             " or hydrodynamic data to higher frequencies (omega_range of a Capytaine run)"
         reader.r.fail(f"waves.{key}", f"wave frequencies reach {wmax:.3g} rad/s, beyond the hydrodynamic table of {f} "
                     f"(up to {top:.3g} rad/s): {fix}")

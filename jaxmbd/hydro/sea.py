@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..tables import Key, default_of, float_array, keys
-from .waves import G_DEFAULT, JONSWAP, Current, PiersonMoskowitz, RegularWave, TabulatedSpectrum, WaveComponents, realise
+from .waves import G_DEFAULT, JONSWAP, Current, PiersonMoskowitz, RecordedWave, RegularWave, TabulatedSpectrum, WaveComponents, realise
 
 
 class SeaState(eqx.Module):
@@ -104,7 +104,7 @@ class SeaState(eqx.Module):
 
 # --------------------------------------------------------------------------- the file form
 
-_WAVE_TYPES = ("jonswap", "pierson_moskowitz", "tabulated", "regular")
+_WAVE_TYPES = ("jonswap", "pierson_moskowitz", "tabulated", "regular", "recorded")
 
 
 def _deg(rad) -> float:
@@ -112,10 +112,14 @@ def _deg(rad) -> float:
 
 
 WAVE_KEYS = keys(
-    Key("type", "string", doc="`jonswap`, `pierson_moskowitz`, `tabulated`, `regular`"),
+    Key("type", "string", doc="`jonswap`, `pierson_moskowitz`, `tabulated`, `regular`, `recorded`"),
     Key("hs", "number", "m", doc="significant wave height (spectra), > 0", default_text="required (spectra)"),
     Key("tp", "number", "s", doc="peak period (spectra), > 0", default_text="required (spectra)"),
     Key("gamma", "number", "", default_of(JONSWAP, "gamma"), "JONSWAP peak enhancement γ ≥ 1"),
+    Key("file", "string", "", None, "a recorded elevation (recorded): CSV of time (s, evenly spaced) and elevation (m) "
+        "at the still-water origin, one row a sample, a header line allowed", "none"),
+    Key("dt", "number", "s", None, "the sampling step of an `elevation` given inline (recorded)", "none"),
+    Key("elevation", "array", "m", None, "a recorded elevation given inline (recorded), every `dt`; or `file`", "none"),
     Key("omega", "array", "rad/s", None, "the table's frequencies (tabulated), increasing, > 0", "required (tabulated)"),
     Key("density", "array", "m² s/rad", None, "S(ω) at them (tabulated), ≥ 0; from a buoy's S(f) in m²/Hz at f Hz: "
         "S(f) / (2π) at ω = 2π f", "required (tabulated)"),
@@ -127,8 +131,10 @@ WAVE_KEYS = keys(
     Key("direction_deg", "number", "deg", _deg(default_of(realise, "mean_direction")),  # (SeaState's is an array)
         "(mean) direction of travel, from +x towards +y"),
     Key("n_frequencies", "integer", "", default_of(SeaState, "n_frequencies"), "components per realisation"),
-    Key("omega_min", "number", "rad/s", default_of(SeaState, "omega_min"), "lowest frequency"),
-    Key("omega_max", "number", "rad/s", default_of(SeaState, "omega_max"), "highest frequency"),
+    Key("omega_min", "number", "rad/s", default_of(SeaState, "omega_min"), "lowest frequency (a recorded wave's band kept: "
+        "from 0 by default)"),
+    Key("omega_max", "number", "rad/s", default_of(SeaState, "omega_max"), "highest frequency (a recorded wave's: every "
+        "frequency of the record by default)"),
     Key("n_directions", "integer", "", default_of(SeaState, "n_directions"), "short-crested seas: directions"),
     Key("spreading", "number", "", default_of(SeaState, "spreading"), "short-crested seas: cos²ˢ exponent s"),
     Key("random_frequencies", "bool", "", default_of(SeaState, "random_frequencies"), "one random frequency per bin"),
@@ -194,15 +200,21 @@ def _read_waves(reader, cfg):
     K = {k: v.default for k, v in WAVE_KEYS.items()}
     typ = r.string(w, f, "type", choices=_WAVE_TYPES)
     own = {"jonswap": ("hs", "tp", "gamma", "sigma_a", "sigma_b"), "pierson_moskowitz": ("hs", "tp"),
-           "tabulated": ("omega", "density"), "regular": ("height", "period", "phase_deg")}
+           "tabulated": ("omega", "density"), "regular": ("height", "period", "phase_deg"),
+           "recorded": ("file", "dt", "elevation", "omega_min", "omega_max")}
     spectral = ("n_frequencies", "omega_min", "omega_max", "n_directions", "spreading", "random_frequencies")
     for key in w:
-        if key in ("type", "direction_deg", "water_depth") or key in own[typ] or (typ != "regular" and key in spectral):
+        if key in ("type", "direction_deg", "water_depth") or key in own[typ] or (typ not in ("regular", "recorded") and key in spectral):
             continue
-        keys = ", ".join(own[typ] + (() if typ == "regular" else spectral))
+        keys = ", ".join(own[typ] + (() if typ in ("regular", "recorded") else spectral))
         r.fail(f"{f}.{key}", f"not used by {typ!r} waves (their keys: type, {keys}, direction_deg, water_depth)")
     direction = math.radians(r.number(w, f, "direction_deg", K["direction_deg"]))
     depth = r.number(w, f, "water_depth", K["water_depth"], gt=0.0, allow_inf=True)
+    if typ == "recorded":
+        dt, eta = _read_record(reader, w, f)
+        wave = RecordedWave(dt, eta, direction, r.number(w, f, "omega_min", default_of(RecordedWave, "omega_min"), ge=0.0),
+                            r.number(w, f, "omega_max", default_of(RecordedWave, "omega_max"), gt=0.0, allow_inf=True))
+        return SeaState(regular=wave, mean_direction=float_array(direction), water_depth=depth)
     if typ == "regular":
         wave = RegularWave(
             r.number(w, f, "height", gt=0.0), r.number(w, f, "period", gt=0.0), direction,
@@ -229,6 +241,35 @@ def _read_waves(reader, cfg):
         random_frequencies=r.boolean(w, f, "random_frequencies", K["random_frequencies"]),
         water_depth=depth,
     )
+
+
+def _read_record(reader, w, f):
+    """(dt, elevation without its mean) of a recorded wave: a CSV ``file`` of time and elevation, or ``dt`` and
+    ``elevation`` inline."""
+    r = reader.r
+    if ("file" in w) == ("elevation" in w):
+        r.fail(f, "a recorded wave needs either file (CSV of time, elevation) or dt and elevation, one of them")
+    if "file" in w:
+        path = r.path(w, f, "file")
+        try:
+            rows = np.genfromtxt(path, delimiter=",", invalid_raise=True)
+        except (OSError, ValueError) as exc:
+            r.fail(f"{f}.file", f"cannot read {path}: {exc}")
+        rows = rows[~np.isnan(rows).any(axis=1)] if rows.ndim == 2 else rows  # a header line reads as NaN
+        if rows.ndim != 2 or rows.shape[1] != 2 or rows.shape[0] < 8:
+            r.fail(f"{f}.file", f"{path}: expected two columns (time s, elevation m) and at least 8 rows")
+        steps = np.diff(rows[:, 0])
+        if np.any(steps <= 0) or np.ptp(steps) > 1e-6 * steps.mean():
+            r.fail(f"{f}.file", f"{path}: the times must be evenly spaced and increasing (steps {steps.min():g} to {steps.max():g} s)")
+        dt, eta = float(steps.mean()), rows[:, 1]
+    else:
+        dt = r.number(w, f, "dt", gt=0.0)
+        eta = r.array(w["elevation"], f"{f}.elevation").reshape(-1)
+        if eta.size < 8:
+            r.fail(f"{f}.elevation", f"expected at least 8 samples, got {eta.size}")
+    if not np.all(np.isfinite(eta)):
+        r.fail(f"{f}.{'file' if 'file' in w else 'elevation'}", "the elevation must be finite numbers")
+    return dt, eta - eta.mean()
 
 
 def _read_table(r, w, f) -> TabulatedSpectrum:

@@ -34,6 +34,7 @@ __all__ = [
     "JONSWAP",
     "PiersonMoskowitz",
     "TabulatedSpectrum",
+    "RecordedWave",
     "WaveComponents",
     "spreading_function",
     "spreading_weights",
@@ -195,6 +196,52 @@ class PiersonMoskowitz(JONSWAP):
 
     def __init__(self, hs, tp):
         super().__init__(hs, tp, gamma=1.0)
+
+
+class RecordedWave(eqx.Module):
+    """A measured or imported wave elevation (m) at the still-water origin, sampled every ``dt`` (s), as a
+    deterministic sea: its Fourier components (the record's mean left out) at ω_k = 2πk / (n dt) within
+    [``omega_min``, ``omega_max``] travelling towards ``direction``, long-crested.  At the origin the run's
+    incident wave is the record, band-limited, at every sample time of [0, n dt) (the components repeat it
+    after); ``omega`` is the highest frequency kept (what a hydrodynamic table must cover).  A run longer than
+    the record is refused by the file reader."""
+
+    dt: float = eqx.field(static=True)
+    elevation: jax.Array
+    direction: jax.Array = 0.0
+    omega_min: float = eqx.field(static=True, default=0.0)
+    omega_max: float = eqx.field(static=True, default=math.inf)
+
+    def __init__(self, dt, elevation, direction=0.0, omega_min=0.0, omega_max=math.inf):
+        self.dt = float(dt)
+        self.elevation = jnp.asarray(elevation, dtype=float)
+        self.direction = jnp.asarray(direction, dtype=float)
+        self.omega_min, self.omega_max = float(omega_min), float(omega_max)
+
+    @property
+    def duration(self) -> float:
+        return self.dt * self.elevation.shape[-1]
+
+    def _kept(self) -> np.ndarray:
+        n = self.elevation.shape[-1]
+        w = 2.0 * np.pi * np.arange(n // 2 + 1) / (n * self.dt)
+        return np.flatnonzero((w > 0) & (w >= self.omega_min) & (w <= self.omega_max))
+
+    @property
+    def omega(self) -> float:
+        k = self._kept()
+        return float(2.0 * np.pi * k[-1] / (self.elevation.shape[-1] * self.dt)) if k.size else 0.0
+
+    def components(self, water_depth=math.inf, g=G_DEFAULT) -> "WaveComponents":
+        """The record's components in the band (amplitude, frequency, wavenumber, direction, phase)."""
+        n = self.elevation.shape[-1]
+        k = self._kept()
+        c = jnp.fft.rfft(self.elevation)[k] * (2.0 / n)
+        c = jnp.where(jnp.asarray(2 * k == n), 0.5 * c, c)  # the Nyquist row once
+        omega = jnp.asarray(2.0 * np.pi * k / (n * self.dt), dtype=self.elevation.dtype)
+        return WaveComponents(amplitude=jnp.abs(c), omega=omega, wavenumber=wavenumber(omega, water_depth, g),
+                              direction=jnp.broadcast_to(self.direction, omega.shape), phase=jnp.angle(c),
+                              water_depth=water_depth)
 
 
 class TabulatedSpectrum(eqx.Module):

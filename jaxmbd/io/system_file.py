@@ -221,6 +221,10 @@ class _Loader:
             read_elements(self, cfg, section, build=False)
         # waves before hydro: the data's headings and frequencies are checked against them
         waves = self.waves = read_sea(self, cfg)
+        record = getattr(waves, "regular", None)
+        if hasattr(record, "elevation") and sim.duration is not None and sim.duration > record.duration + 1e-9:
+            r.fail("simulation.duration", f"{sim.duration:g} s is longer than the recorded wave ({record.duration:g} s): its "
+                   "components would repeat the record; run at most its length")
         self.water_density = read_water(self, cfg)
         hydro = read_hydro(self, cfg)
         if self.water_density is None and hydro:  # the sea's density: that of its hydrodynamic data
