@@ -330,6 +330,14 @@ class System(eqx.Module):
         g = _magnitude(self.model.gravity)
         if self.waves is not None and g and getattr(self.waves, "g", g) != g:
             self.waves = dataclasses.replace(self.waves, g=g)
+        gusts = max((getattr(f, "gust_frequencies", 0) for f in self.forces), default=0)  # the wind's gusts: drawn with the waves
+        if self.waves is not None and gusts > getattr(self.waves, "gust_frequencies", gusts):
+            self.waves = dataclasses.replace(self.waves, gust_frequencies=gusts)
+        if gusts and self.waves is None:
+            from .errors import InputError
+
+            raise InputError(f"{self.name}: the wind's gusts are drawn with each realisation of the sea: give the system a "
+                             "sea state ([waves] or [current] in a file)")
 
     def __check_init__(self):
         from .joints import ModelError

@@ -6,12 +6,17 @@ from typing import ClassVar
 
 import equinox as eqx
 import jax.numpy as jnp
+import numpy as np
 
 from ..fields import parameter, setting
 from ..system import Context, Contribution, ForceElement
 from .current_load import HullCurrentLoad, coefficient_load
 
 PROFILES = ("uniform", "power_law", "logarithmic")
+GUSTS = ("none", "npd")
+GUST_FREQUENCIES = 200
+"""Gust frequencies of a realisation: geometric bins from one an hour to 0.5 Hz (:data:`GUST_BAND_HZ`)."""
+GUST_BAND_HZ = (1.0 / 3600.0, 0.5)
 
 
 class WindDrag(ForceElement):
@@ -46,6 +51,12 @@ class WindDrag(ForceElement):
     reference_height: jnp.ndarray = parameter(unit="m", bound=(">", 0.0), default=10.0, doc="H, where `speed` is given")
     exponent: jnp.ndarray = parameter(unit="", bound=(">=", 0.0), default=0.12, doc="α of the power law (0.12: open sea)")
     roughness: jnp.ndarray = parameter(unit="m", bound=(">", 0.0), default=1.0e-4, doc="z₀ of the logarithmic profile (open sea)")
+    gust: str = setting("string", default="none", choices=GUSTS, doc="`npd`: the wind's gusts from the NPD (Frøya) spectrum at "
+                        "the point's height, drawn with each wave realisation (`none`: the mean wind only)")
+
+    @property
+    def gust_frequencies(self) -> int:
+        return GUST_FREQUENCIES if self.gust != "none" else 0
 
     @classmethod
     def file_rules(cls, values, given, fail):
@@ -59,7 +70,7 @@ class WindDrag(ForceElement):
 
     def force(self, ctx: Context):
         pos, vel = ctx.point(self.body, self.point)
-        u = self._speed(pos[2])
+        u = self._speed(pos[2]) + gust_speed(self, ctx, pos[2])
         wind = u * jnp.stack([jnp.cos(self.direction), jnp.sin(self.direction), 0.0 * u])
         vr = wind - vel * jnp.array([1.0, 1.0, 0.0], dtype=vel.dtype)
         mag = jnp.sqrt(jnp.sum(vr * vr) + 1e-12)
@@ -73,7 +84,7 @@ class WindDrag(ForceElement):
 
     def outputs(self, ctx: Context, z) -> dict:
         pos, _ = ctx.point(self.body, self.point)
-        return {"force": self.force(ctx), "speed": self._speed(pos[2]), "height": pos[2]}
+        return {"force": self.force(ctx), "speed": self._speed(pos[2]) + gust_speed(self, ctx, pos[2]), "height": pos[2]}
 
     def valid_ranges(self, model) -> tuple:
         return profile_range(self)
@@ -84,6 +95,34 @@ def profile_rules(values, given, fail):
     if values.get("profile") == "logarithmic" and float(values.get("reference_height", 10.0)) <= float(values.get("roughness", 1e-4)):
         fail("reference_height", f"must lie above the roughness length z₀ = {float(values.get('roughness', 1e-4)):g} m of the "
              "logarithmic profile")
+
+
+def npd_spectrum(f, u10, z):
+    """The NPD (Frøya) spectrum of the along-wind speed at height ``z`` (m) in a one-hour mean wind ``u10`` (m/s)
+    at 10 m, one-sided, m²/s² per Hz at ``f`` (Hz) (DNV-RP-C205; ISO 19901-1):
+    S(f) = 320 (U₁₀/10)² (z/10)^0.45 / (1 + f̃ⁿ)^(5/(3n)),  f̃ = 172 f (z/10)^(2/3) (U₁₀/10)^(−0.75),  n = 0.468."""
+    n = 0.468
+    ft = 172.0 * f * (z / 10.0) ** (2.0 / 3.0) * (u10 / 10.0) ** -0.75
+    return 320.0 * (u10 / 10.0) ** 2 * (z / 10.0) ** 0.45 / (1.0 + ft**n) ** (5.0 / (3.0 * n))
+
+
+def gust_components(u10, z, n: int = GUST_FREQUENCIES):
+    """(frequencies Hz, amplitudes m/s) of ``n`` gust components over geometric bins of :data:`GUST_BAND_HZ`:
+    a_j = √(2 S(f_j) Δf_j) at each bin's geometric centre, so Σ a_j²/2 is the band's variance."""
+    edges = np.geomspace(*GUST_BAND_HZ, n + 1)
+    f = np.sqrt(edges[:-1] * edges[1:])
+    return f, jnp.sqrt(2.0 * npd_spectrum(jnp.asarray(f), u10, z) * jnp.asarray(np.diff(edges)))
+
+
+def gust_speed(el, ctx: Context, z):
+    """The gust (m/s) of ``el``'s wind at height ``z`` at the context's time: Σ a_j cos(2π f_j t + φ_j) with the
+    realisation's phases (0 without gusts or without a realisation); U₁₀ from the element's profile at 10 m,
+    z at least 1 m."""
+    phases = None if ctx.waves is None else getattr(ctx.waves, "gust_phase", None)
+    if el.gust == "none" or phases is None:
+        return 0.0
+    f, a = gust_components(profile_speed(el, 10.0), jnp.maximum(z, 1.0), phases.shape[-1])
+    return jnp.sum(a * jnp.cos(2.0 * jnp.pi * jnp.asarray(f) * ctx.t + phases))
 
 
 def lowest_height(el):
@@ -152,6 +191,11 @@ class HullWindLoad(ForceElement):
     reference_height: jnp.ndarray = parameter(unit="m", bound=(">", 0.0), default=10.0, doc="H, where `speed` is given")
     exponent: jnp.ndarray = parameter(unit="", bound=(">=", 0.0), default=0.12, doc="α of the power law")
     roughness: jnp.ndarray = parameter(unit="m", bound=(">", 0.0), default=1.0e-4, doc="z₀ of the logarithmic profile")
+    gust: str = setting("string", default="none", choices=GUSTS, doc="as `wind`'s")
+
+    @property
+    def gust_frequencies(self) -> int:
+        return GUST_FREQUENCIES if self.gust != "none" else 0
 
     @classmethod
     def file_rules(cls, values, given, fail):
@@ -160,7 +204,7 @@ class HullWindLoad(ForceElement):
 
     def _load(self, ctx: Context):
         pos, _ = ctx.point(self.body, self.point)
-        u = profile_speed(self, pos[2])
+        u = profile_speed(self, pos[2]) + gust_speed(self, ctx, pos[2])
         wind = u * jnp.stack([jnp.cos(self.direction), jnp.sin(self.direction), 0.0 * u]).astype(ctx.p.dtype)
         return coefficient_load(self, ctx, wind, self.air_density) + (u, pos[2])
 

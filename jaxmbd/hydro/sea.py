@@ -6,6 +6,7 @@ import dataclasses
 import math
 
 import equinox as eqx
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -36,6 +37,9 @@ class SeaState(eqx.Module):
     random_frequencies: bool = eqx.field(static=True, default=True)
     water_depth: float = eqx.field(static=True, default=math.inf)
     current: Current | None = None
+    gust_frequencies: int = eqx.field(static=True, default=0)
+    """Gust frequencies a realisation draws phases for (0: no gusts); a :class:`~jaxmbd.system.System` sets it when an
+    element asks for gusts (:data:`jaxmbd.forces.wind.GUST_FREQUENCIES`)."""
     g: float = eqx.field(static=True, default=G_DEFAULT)
     """Gravity of the dispersion relation (m/s²): a :class:`~jaxmbd.system.System` sets it from its model's."""
 
@@ -77,9 +81,14 @@ class SeaState(eqx.Module):
 
     def realise(self, key) -> WaveComponents:
         c = self._waves(key)
-        if self.current is None:
+        gusts = None
+        if self.gust_frequencies:  # their own key, folded from the waves': the waves' draws are unchanged
+            if key is None:
+                raise InputError("the wind's gusts are random: a realisation needs a PRNG key, e.g. key=jax.random.key(0)")
+            gusts = jax.random.uniform(jax.random.fold_in(key, 0x6057), (self.gust_frequencies,), maxval=2 * jnp.pi)
+        if self.current is None and gusts is None:
             return c
-        return WaveComponents(c.amplitude, c.omega, c.wavenumber, c.direction, c.phase, c.water_depth, self.current)
+        return WaveComponents(c.amplitude, c.omega, c.wavenumber, c.direction, c.phase, c.water_depth, self.current, gusts)
 
     def _waves(self, key) -> WaveComponents:
         if self.regular is not None:

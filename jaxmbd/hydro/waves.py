@@ -359,6 +359,7 @@ class WaveComponents(eqx.Module):
     phase: jax.Array
     water_depth: float = eqx.field(static=True, default=math.inf)
     current: Current | None = None
+    gust_phase: jax.Array | None = None  # random phases of the wind's gusts (:func:`gust_speed`), one per gust frequency
 
     @property
     def n_components(self) -> int:
