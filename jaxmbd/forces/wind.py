@@ -28,7 +28,11 @@ class WindDrag(ForceElement):
     z₀; DNV-RP-C205 gives both forms and their parameters for the open sea).  Outputs: ``force`` (3,) N,
     world axes; ``speed`` (m/s) the mean wind at the point; ``height`` (m) the point above the still water.
     Range: a profile holds above the sea (z > z₀ for the logarithmic one; z > 0 for the power law); below
-    it the speed is taken at that lowest height, and the run says so."""
+    it the speed is taken at that lowest height, and the run says so.  ``gust = "npd"`` adds the along-wind
+    gust of the NPD spectrum (:func:`npd_spectrum`, U₁₀ the profile's speed at 10 m taken as the one-hour
+    mean) drawn with each wave realisation: one point's spectrum, the same phases for every wind element of
+    the system (fully coherent over the structure, conservative for a large area), no lateral or vertical
+    gust; its highest frequency (0.5 Hz) needs a step of at most about 0.25 s."""
 
     validity_doc: ClassVar[tuple] = (  # (entry, range, beyond it): the docs' validity table
         ('`wind` with a `profile`',
