@@ -1,4 +1,4 @@
-"""A tabulated wave spectrum (a buoy's, a hindcast's, a two-peaked sea): a JONSWAP written as a table gives the
+"""Seas beyond JONSWAP: a tabulated wave spectrum (a buoy's, a hindcast's, a two-peaked sea): a JONSWAP written as a table gives the
 JONSWAP's realisations (their amplitudes to the table's linear interpolation, 1e-3 on a fine table; the same
 random phases, the same key), its Hs and Tp are the table's, a two-peaked table realises both peaks, and what a
 table cannot be (a sweep over Hs, a bad row) is refused in one line."""
@@ -68,4 +68,46 @@ dt = 0.1
             jaxmbd.load_system(path)
     path.write_text(text + '\n[sweep]\nhs = [1.0]\ntp = [8.0]\n')
     with pytest.raises(SystemFileError, match=r"sweep: a sea-state sweep needs \[waves\] with type = 'jonswap'"):
+        jaxmbd.load_system(path)
+
+
+def test_ochi_hubble_is_exact_where_a_closed_form_exists(tmp_path):
+    """Ochi-Hubble's two parts: with λ = 1 a part is the Pierson-Moskowitz spectrum (1e-12 of its peak); the
+    spectrum holds (H₁² + H₂²)/16 (trapezoidal rule on 400,001 points to 30 rad/s: 1e-9); in a file, its
+    realisations' modelled Hs is the parts' in quadrature within the band's share (the run's own figure), and a
+    part that is not positive is one line."""
+    from jaxmbd.hydro.waves import OchiHubble, PiersonMoskowitz
+
+    w = np.linspace(0.01, 30.0, 400001)
+    pm = np.asarray(PiersonMoskowitz(2.0, 8.0).density(w))
+    one = np.asarray(OchiHubble([[2.0, 8.0, 1.0], [1e-300, 14.0, 1.0]]).density(w))
+    np.testing.assert_allclose(one, pm, rtol=0, atol=1e-12 * pm.max())
+    two = OchiHubble([[3.0, 7.0, 2.7], [2.0, 15.0, 6.5]])
+    assert float(np.trapezoid(np.asarray(two.density(w)), w)) == pytest.approx((9.0 + 4.0) / 16.0, rel=1e-9)
+    assert float(two.hs) == pytest.approx(np.hypot(3.0, 2.0)) and float(two.tp) == 7.0
+    text = """
+name = "north_atlantic"
+[[bodies]]
+name = "buoy"
+joint = "prismatic"
+axis = [0, 0, 1]
+mass = 1000.0
+radii_of_gyration = [1.0, 1.0, 1.0]
+[waves]
+type = "ochi_hubble"
+parts = [[3.0, 7.0, 2.7], [2.0, 15.0, 6.5]]
+n_frequencies = 300
+omega_min = 0.2
+omega_max = 3.0
+[simulation]
+duration = 10.0
+method = "rk4"
+dt = 0.1
+"""
+    path = tmp_path / "oh.toml"
+    path.write_text(text)
+    waves = jaxmbd.load_system(path).system.waves
+    assert waves.modelled_hs() == pytest.approx(np.hypot(3.0, 2.0) * np.sqrt(waves.energy_fraction()), rel=0.01)
+    path.write_text(text.replace("[2.0, 15.0, 6.5]", "[2.0, -15.0, 6.5]"))
+    with pytest.raises(SystemFileError, match=r"waves.parts: expected rows of \[Hs \(m\), Tp \(s\), λ\], every one > 0"):
         jaxmbd.load_system(path)

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..tables import Key, default_of, float_array, keys
-from .waves import G_DEFAULT, JONSWAP, Current, PiersonMoskowitz, RecordedWave, RegularWave, TabulatedSpectrum, WaveComponents, realise
+from .waves import G_DEFAULT, JONSWAP, Current, OchiHubble, PiersonMoskowitz, RecordedWave, RegularWave, TabulatedSpectrum, WaveComponents, realise
 
 
 class SeaState(eqx.Module):
@@ -113,7 +113,7 @@ class SeaState(eqx.Module):
 
 # --------------------------------------------------------------------------- the file form
 
-_WAVE_TYPES = ("jonswap", "pierson_moskowitz", "tabulated", "regular", "recorded")
+_WAVE_TYPES = ("jonswap", "pierson_moskowitz", "ochi_hubble", "tabulated", "regular", "recorded")
 
 
 def _deg(rad) -> float:
@@ -121,7 +121,7 @@ def _deg(rad) -> float:
 
 
 WAVE_KEYS = keys(
-    Key("type", "string", doc="`jonswap`, `pierson_moskowitz`, `tabulated`, `regular`, `recorded`"),
+    Key("type", "string", doc="`jonswap`, `pierson_moskowitz`, `ochi_hubble`, `tabulated`, `regular`, `recorded`"),
     Key("hs", "number", "m", doc="significant wave height (spectra), > 0", default_text="required (spectra)"),
     Key("tp", "number", "s", doc="peak period (spectra), > 0", default_text="required (spectra)"),
     Key("gamma", "number", "", default_of(JONSWAP, "gamma"), "JONSWAP peak enhancement γ ≥ 1"),
@@ -129,6 +129,8 @@ WAVE_KEYS = keys(
         "at the still-water origin, one row a sample, a header line allowed", "none"),
     Key("dt", "number", "s", None, "the sampling step of an `elevation` given inline (recorded)", "none"),
     Key("elevation", "array", "m", None, "a recorded elevation given inline (recorded), every `dt`; or `file`", "none"),
+    Key("parts", "array (2, 3)", "m, s, 1", None, "Ochi-Hubble's two parts (ochi_hubble), rows of [Hs, Tp, λ], each > 0",
+        "required (ochi_hubble)"),
     Key("omega", "array", "rad/s", None, "the table's frequencies (tabulated), increasing, > 0", "required (tabulated)"),
     Key("density", "array", "m² s/rad", None, "S(ω) at them (tabulated), ≥ 0; from a buoy's S(f) in m²/Hz at f Hz: "
         "S(f) / (2π) at ω = 2π f", "required (tabulated)"),
@@ -209,7 +211,7 @@ def _read_waves(reader, cfg):
     K = {k: v.default for k, v in WAVE_KEYS.items()}
     typ = r.string(w, f, "type", choices=_WAVE_TYPES)
     own = {"jonswap": ("hs", "tp", "gamma", "sigma_a", "sigma_b"), "pierson_moskowitz": ("hs", "tp"),
-           "tabulated": ("omega", "density"), "regular": ("height", "period", "phase_deg"),
+           "tabulated": ("omega", "density"), "ochi_hubble": ("parts",), "regular": ("height", "period", "phase_deg"),
            "recorded": ("file", "dt", "elevation", "omega_min", "omega_max")}
     spectral = ("n_frequencies", "omega_min", "omega_max", "n_directions", "spreading", "random_frequencies")
     for key in w:
@@ -232,6 +234,11 @@ def _read_waves(reader, cfg):
         return SeaState(regular=wave, mean_direction=float_array(direction), water_depth=depth)
     if typ == "tabulated":
         spec = _read_table(r, w, f)
+    elif typ == "ochi_hubble":
+        parts = r.array(r.get(w, f, "parts"), f"{f}.parts", [(2, 3)])
+        if not np.all(parts > 0):
+            r.fail(f"{f}.parts", f"expected rows of [Hs (m), Tp (s), λ], every one > 0; got {parts.tolist()}")
+        spec = OchiHubble(parts)
     elif typ == "jonswap":
         spec = JONSWAP(r.number(w, f, "hs", gt=0.0), r.number(w, f, "tp", gt=0.0), r.number(w, f, "gamma", K["gamma"], ge=1.0),
                        r.number(w, f, "sigma_a", K["sigma_a"], gt=0.0), r.number(w, f, "sigma_b", K["sigma_b"], gt=0.0))

@@ -35,6 +35,7 @@ __all__ = [
     "PiersonMoskowitz",
     "TabulatedSpectrum",
     "RecordedWave",
+    "OchiHubble",
     "WaveComponents",
     "spreading_function",
     "spreading_weights",
@@ -196,6 +197,42 @@ class PiersonMoskowitz(JONSWAP):
 
     def __init__(self, hs, tp):
         super().__init__(hs, tp, gamma=1.0)
+
+
+class OchiHubble(eqx.Module):
+    """Ochi and Hubble's two-peaked spectrum (wind sea and swell), one-sided, m²·s/rad: a sum of generalised
+    Pierson-Moskowitz parts, each with its significant wave height H_j, peak frequency ω_j = 2π/T_j and shape λ_j,
+
+        S(ω) = ¼ Σ_j ((4λ_j + 1)/4 · ω_j⁴)^λ_j / Γ(λ_j) · H_j² ω^−(4λ_j+1) exp(−(4λ_j + 1)/4 · (ω_j/ω)⁴),
+
+    so that ∫ S dω = Σ H_j²/16 exactly (a part with λ = 1 is the Pierson-Moskowitz spectrum); DNV-RP-C205 gives it
+    with the parameters' values for the North Atlantic.  ``parts``: (2, 3) rows of [Hs (m), Tp (s), λ].  Its ``hs`` is
+    √(Σ H_j²) and its ``tp`` the peak period of the part with the larger H_j: what the parts say (a sweep or a search
+    over Hs and Tp needs a one-peaked parametric spectrum)."""
+
+    parts: jax.Array
+
+    def __init__(self, parts):
+        self.parts = jnp.asarray(parts, dtype=float).reshape(-1, 3)
+
+    @property
+    def hs(self):
+        return jnp.sqrt(jnp.sum(self.parts[:, 0] ** 2))
+
+    @property
+    def tp(self):
+        return self.parts[jnp.argmax(self.parts[:, 0]), 1]
+
+    def density(self, omega):
+        """S(ω) [m²·s/rad] (ω ≤ 0 gives 0)."""
+        omega = jnp.asarray(omega, dtype=float)
+        w = jnp.where(omega > 0, omega, 1.0)[..., None]
+        h, tp, lam = self.parts[:, 0], self.parts[:, 1], self.parts[:, 2]
+        wp = 2.0 * jnp.pi / tp
+        c = (4.0 * lam + 1.0) / 4.0
+        log_s = (lam * jnp.log(c * wp**4) - jax.scipy.special.gammaln(lam) + 2.0 * jnp.log(h) - (4.0 * lam + 1.0) * jnp.log(w)
+                 - c * (wp / w) ** 4)
+        return jnp.where(omega > 0, 0.25 * jnp.sum(jnp.exp(log_s), axis=-1), 0.0)
 
 
 class RecordedWave(eqx.Module):
