@@ -111,3 +111,25 @@ dt = 0.1
     path.write_text(text.replace("[2.0, 15.0, 6.5]", "[2.0, -15.0, 6.5]"))
     with pytest.raises(SystemFileError, match=r"waves.parts: expected rows of \[Hs \(m\), Tp \(s\), λ\], every one > 0"):
         jaxmbd.load_system(path)
+
+
+@pytest.mark.parametrize("s", [1.0, 2.5, 10.0])
+def test_both_spreading_functions_hold_the_seas_energy(s):
+    """cos^{2s}(θ − θ̄) over the half plane and cos^{2s}((θ − θ̄)/2) over the whole circle each integrate to 1
+    (trapezoidal rule on 200,001 points: 1e-9); a short-crested realisation of the full form spans θ̄ ± π and its
+    weights are D(θ_j) renormalised; an unknown kind is one line."""
+    from jaxmbd.hydro.waves import spreading_function
+
+    theta = np.linspace(-np.pi, np.pi, 200001)
+    for kind in ("cos2s", "cos2s_full"):
+        assert float(np.trapezoid(np.asarray(spreading_function(theta, 0.3, s, kind)), theta)) == pytest.approx(1.0, abs=1e-9)
+    sea = SeaState(spectrum=JONSWAP(2.0, 8.0), n_frequencies=4, n_directions=12, spreading=s, spreading_kind="cos2s_full",
+                   random_frequencies=False, mean_direction=0.3)
+    c = sea.realise(jax.random.key(1))
+    dirs = np.asarray(c.direction)[:12]
+    np.testing.assert_allclose(dirs, 0.3 - np.pi + 2 * np.pi / 12 * (np.arange(12) + 0.5), atol=1e-12)
+    d = np.asarray(spreading_function(dirs, 0.3, s, "cos2s_full"))
+    a2 = np.asarray(c.amplitude).reshape(4, 12) ** 2
+    np.testing.assert_allclose(a2 / a2.sum(axis=1, keepdims=True), np.tile(d / d.sum(), (4, 1)), rtol=1e-12)
+    with pytest.raises(ValueError, match="spreading_kind must be one of cos2s, cos2s_full"):
+        SeaState(spectrum=JONSWAP(2.0, 8.0), spreading_kind="cos4s")

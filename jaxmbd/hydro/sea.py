@@ -12,7 +12,19 @@ import numpy as np
 
 from ..errors import InputError
 from ..tables import Key, default_of, float_array, keys
-from .waves import G_DEFAULT, JONSWAP, Current, OchiHubble, PiersonMoskowitz, RecordedWave, RegularWave, TabulatedSpectrum, WaveComponents, realise
+from .waves import (
+    G_DEFAULT,
+    JONSWAP,
+    SPREADING,
+    Current,
+    OchiHubble,
+    PiersonMoskowitz,
+    RecordedWave,
+    RegularWave,
+    TabulatedSpectrum,
+    WaveComponents,
+    realise,
+)
 
 
 class SeaState(eqx.Module):
@@ -34,6 +46,7 @@ class SeaState(eqx.Module):
     omega_max: float = eqx.field(static=True, default=2.5)
     n_directions: int = eqx.field(static=True, default=1)
     spreading: float = eqx.field(static=True, default=1.0)
+    spreading_kind: str = eqx.field(static=True, default="cos2s")
     random_frequencies: bool = eqx.field(static=True, default=True)
     water_depth: float = eqx.field(static=True, default=math.inf)
     current: Current | None = None
@@ -48,6 +61,8 @@ class SeaState(eqx.Module):
             raise InputError("a SeaState takes one of `spectrum` and `regular`, not both")
         if self.spectrum is None and self.regular is None and self.current is None:
             raise InputError("a SeaState needs waves (`spectrum` or `regular`), a `current`, or both")
+        if self.spreading_kind not in SPREADING:
+            raise InputError(f"spreading_kind must be one of {', '.join(SPREADING)}, got {self.spreading_kind!r}")
 
     def headings(self, mean=None) -> np.ndarray:
         """Every direction (rad) a realisation may draw about ``mean`` (default: the sea's own): the regular
@@ -57,7 +72,8 @@ class SeaState(eqx.Module):
             return np.atleast_1d(float(self.regular.direction if mean is None else mean))
         mean = float(self.mean_direction if mean is None else mean)
         m = self.n_directions
-        return np.array([mean]) if m == 1 else mean + np.linspace(-0.5 * np.pi, 0.5 * np.pi, 2 * m + 1)
+        half = np.pi if self.spreading_kind == "cos2s_full" else 0.5 * np.pi
+        return np.array([mean]) if m == 1 else mean + np.linspace(-half, half, 2 * m + 1)
 
     def energy_fraction(self) -> float | None:
         """The share of the spectrum's energy (m0 = Hs²/16) inside [omega_min, omega_max]: what the
@@ -105,6 +121,7 @@ class SeaState(eqx.Module):
             n_directions=self.n_directions,
             mean_direction=self.mean_direction,
             spreading=self.spreading,
+            spreading_kind=self.spreading_kind,
             random_frequencies=self.random_frequencies,
             water_depth=self.water_depth,
             g=self.g,
@@ -148,6 +165,8 @@ WAVE_KEYS = keys(
         "frequency of the record by default)"),
     Key("n_directions", "integer", "", default_of(SeaState, "n_directions"), "short-crested seas: directions"),
     Key("spreading", "number", "", default_of(SeaState, "spreading"), "short-crested seas: cos²ˢ exponent s"),
+    Key("spreading_kind", "string", "", default_of(SeaState, "spreading_kind"), "short-crested seas: `cos2s`, "
+        "cos^{2s}(θ − θ̄) over the half plane, or `cos2s_full`, cos^{2s}((θ − θ̄)/2) over the whole circle"),
     Key("random_frequencies", "bool", "", default_of(SeaState, "random_frequencies"), "one random frequency per bin"),
     Key("water_depth", "number", "m", default_of(SeaState, "water_depth"), "water depth (inf: deep water)"),
 )
@@ -213,7 +232,7 @@ def _read_waves(reader, cfg):
     own = {"jonswap": ("hs", "tp", "gamma", "sigma_a", "sigma_b"), "pierson_moskowitz": ("hs", "tp"),
            "tabulated": ("omega", "density"), "ochi_hubble": ("parts",), "regular": ("height", "period", "phase_deg"),
            "recorded": ("file", "dt", "elevation", "omega_min", "omega_max")}
-    spectral = ("n_frequencies", "omega_min", "omega_max", "n_directions", "spreading", "random_frequencies")
+    spectral = ("n_frequencies", "omega_min", "omega_max", "n_directions", "spreading", "spreading_kind", "random_frequencies")
     for key in w:
         if key in ("type", "direction_deg", "water_depth") or key in own[typ] or (typ not in ("regular", "recorded") and key in spectral):
             continue
@@ -254,6 +273,7 @@ def _read_waves(reader, cfg):
         omega_max=wmax,
         n_directions=r.integer(w, f, "n_directions", K["n_directions"], ge=1),
         spreading=r.number(w, f, "spreading", K["spreading"], gt=0.0),
+        spreading_kind=r.string(w, f, "spreading_kind", K["spreading_kind"], choices=SPREADING),
         random_frequencies=r.boolean(w, f, "random_frequencies", K["random_frequencies"]),
         water_depth=depth,
     )

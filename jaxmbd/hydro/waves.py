@@ -308,7 +308,12 @@ class TabulatedSpectrum(eqx.Module):
         return jnp.interp(jnp.asarray(omega, dtype=float), self.omega, self.values, left=0.0, right=0.0)
 
 
-def spreading_function(theta, mean_direction=0.0, s=1):
+SPREADING = ("cos2s", "cos2s_full")
+"""The spreading functions: ``cos2s``, cos^{2s}(θ − θ̄) over the half plane (Cibicik et al. 2019); ``cos2s_full``,
+cos^{2s}((θ − θ̄)/2) over the whole circle (Longuet-Higgins' form; DNV-RP-C205 gives both)."""
+
+
+def spreading_function(theta, mean_direction=0.0, s=1, kind: str = "cos2s"):
     """Directional spreading D(θ) [1/rad], cos^{2s} restricted to a half plane.
 
         D(θ) = C_s cos^{2s}(θ − θ̄)   for |θ − θ̄| < π/2,   0 otherwise,
@@ -320,17 +325,19 @@ def spreading_function(theta, mean_direction=0.0, s=1):
     """
     d = jnp.angle(jnp.exp(1j * (jnp.asarray(theta) - mean_direction)))
     c = math.gamma(s + 1.0) / (math.sqrt(math.pi) * math.gamma(s + 0.5))
+    if kind == "cos2s_full":  # D = C/2 cos^{2s}(θ/2) over (−π, π]: the same C, half of it
+        return 0.5 * c * jnp.cos(0.5 * d) ** (2 * s)
     return jnp.where(jnp.abs(d) < 0.5 * jnp.pi, c * jnp.cos(d) ** (2 * s), 0.0)
 
 
-def spreading_weights(theta, mean_direction=0.0, s=1):
+def spreading_weights(theta, mean_direction=0.0, s=1, kind: str = "cos2s"):
     """Discrete spreading weights w_j ∝ D(θ_j) over M directions, Σ w_j = 1.
 
     For M equal bins of width Δθ this is D(θ_j) Δθ renormalised so that the
     discrete sum carries exactly the spectrum's energy. M = 1 gives w = 1
     (long-crested).
     """
-    d = spreading_function(theta, mean_direction, s)
+    d = spreading_function(theta, mean_direction, s, kind)
     return d / jnp.sum(d)
 
 
@@ -413,6 +420,7 @@ def realise(
     n_directions: int = 1,
     mean_direction=0.0,
     spreading: float = 1,
+    spreading_kind: str = "cos2s",
     random_frequencies: bool = True,
     random_directions: bool | None = None,
     water_depth: float = math.inf,
@@ -424,7 +432,7 @@ def realise(
     of width Δω; each component frequency is drawn uniformly inside its bin
     (``random_frequencies=True``, so the record does not repeat after 2π/Δω) or
     sits at the bin centre. Directions: ``n_directions`` = M equal bins of width
-    Δθ = π/M over θ̄ ± π/2 (centres, or one uniform draw per bin when
+    Δθ = π/M over θ̄ ± π/2 (θ̄ ± π for ``spreading_kind = "cos2s_full"``) (centres, or one uniform draw per bin when
     ``random_directions``, default = ``random_frequencies``); weights
     w_j = D(θ_j)Δθ / Σ D Δθ from :func:`spreading_function` with s =
     ``spreading``. M = 1 is long-crested along ``mean_direction``.
@@ -456,13 +464,14 @@ def realise(
         theta = jnp.full((1,), mean_direction, dtype=float)
         weights = jnp.ones((1,))
     else:
-        d_theta = jnp.pi / m
-        theta_c = mean_direction - 0.5 * jnp.pi + d_theta * (jnp.arange(m) + 0.5)
+        width = 2.0 * jnp.pi if spreading_kind == "cos2s_full" else jnp.pi  # the directions' range, about the mean
+        d_theta = width / m
+        theta_c = mean_direction - 0.5 * width + d_theta * (jnp.arange(m) + 0.5)
         if random_directions:
             theta = theta_c + d_theta * (jax.random.uniform(k_dir, (m,)) - 0.5)
         else:
             theta = theta_c
-        weights = spreading_weights(theta, mean_direction, spreading)
+        weights = spreading_weights(theta, mean_direction, spreading, spreading_kind)
 
     energy = 2.0 * spectrum.density(omega) * d_omega  # a² summed over directions
     a2 = energy[:, None] * weights[None, :]
