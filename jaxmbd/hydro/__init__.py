@@ -27,8 +27,11 @@ from jaxmbd.hydro.radiation import (
 from jaxmbd.hydro.sea import SeaState
 from jaxmbd.hydro.waves import (
     JONSWAP,
+    OchiHubble,
     PiersonMoskowitz,
+    RecordedWave,
     RegularWave,
+    TabulatedSpectrum,
     WaveComponents,
     complex_amplitudes,
     elevation,
@@ -40,8 +43,11 @@ from jaxmbd.hydro.waves import (
 
 __all__ = [
     "JONSWAP",
+    "OchiHubble",
     "PiersonMoskowitz",
+    "RecordedWave",
     "RegularWave",
+    "TabulatedSpectrum",
     "WaveComponents",
     "complex_amplitudes",
     "elevation",
