@@ -27,6 +27,7 @@ class Progress:
         self.stream = stream or sys.stderr
         self.quiet = not getattr(self.stream, "isatty", lambda: False)()  # a log file gets no bar
         self.bar = None
+        self.started = time.time()  # the bar's clock starts with the work: the first step's compile is in its rate
 
     def __call__(self, done, total, *extra):
         if self.quiet:
@@ -35,6 +36,7 @@ class Progress:
 
         if self.bar is None or self.bar.total != total:
             self.bar = tqdm(total=total, desc=self.label, file=self.stream, dynamic_ncols=True, leave=True)
+            self.bar.start_t = self.started
         if extra:
             self.bar.set_postfix_str(" ".join(str(e) for e in extra), refresh=False)
         self.bar.update(done - self.bar.n)

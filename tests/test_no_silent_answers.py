@@ -443,6 +443,11 @@ def test_progress_bar_only_on_a_terminal():
     tty = Terminal()
     Progress("x", stream=tty)(2, 2)
     assert "2/2" in tty.getvalue()
+    # the bar's clock starts when the work does (the first step's compile in its rate), not at its first report
+    bar = Progress("x", stream=Terminal())
+    bar.started -= 100.0
+    bar(1, 4)
+    assert bar.bar.start_t == bar.started and bar.bar.format_dict["elapsed"] >= 100.0
 
 
 def test_wave_elevation_at_the_reference_is_an_output():
