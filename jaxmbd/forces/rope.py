@@ -57,6 +57,13 @@ class WireRope(ForceElement):
     (the winch's direction is that of L₀; at rest, W/n).  Output ``line_pull`` (N).  The hook's
     dynamics see the mean fall tension (the friction is the drum's to overcome).
 
+    With ``current_drag`` and a ``diameter`` D the current drags the falls' submerged length: F = ½ ρ_w C_d D n l_wet |u_n| u_n, u_n
+    the sea's current at the wet part's mid-depth less the rope's mean velocity (its two ends'), normal to the
+    rope; its ends share it by where the wet part lies (the lever rule on a straight rope).  Output ``drag`` (3,)
+    N.  The current is the sea state's (no fade-in), the rope straight (its bow in the current, and the
+    drag's share of the load path beyond the ends, are left out: for a taut rope whose drag is small
+    beside its tension).
+
     States: [L₀, the reference hook height] when the winch is active (payout or compensation), none
     otherwise.  Outputs: ``tension`` (N, in the rope: each fall's), ``hook_load`` (N, n T; with n > 1),
     ``length`` (m), ``unstretched_length`` (m, of a fall), ``sway`` (rad): the angle of the rope
@@ -96,6 +103,9 @@ class WireRope(ForceElement):
     rope_density: jnp.ndarray = parameter(unit="kg/m³", bound=(">", 0.0), default=7850.0,
                                           doc="density of the rope's material: the buoyancy of its submerged part")
     water_density: jnp.ndarray = parameter(unit="kg/m³", bound=(">", 0.0), default=1025.0, doc="sea water, for that buoyancy")
+    current_drag: bool = setting("bool", default=False, doc="the current drags the submerged falls (`diameter`, `drag_coefficient`)")
+    diameter: jnp.ndarray = parameter(unit="m", bound=(">=", 0.0), default=0.0, doc="D, the rope's, for its drag in the current")
+    drag_coefficient: jnp.ndarray = parameter(unit="", bound=(">=", 0.0), default=1.2, doc="C_d of the rope across the flow")
     sheave_efficiency: jnp.ndarray = parameter(unit="", bound=(">", 0.0), default=1.0,
                                                doc="η of each sheave the rope runs over (about 0.98 on roller bearings): the line pull")
 
@@ -115,6 +125,10 @@ class WireRope(ForceElement):
             fail("winch", "payout_rate, heave_compensation or hook_gain need winch = true")
         if values.get("falls", 1) < 1:
             fail("falls", f"must be at least 1, got {values['falls']}")
+        if values.get("current_drag", False) and not float(np.asarray(values.get("diameter", 0.0))) > 0:
+            fail("diameter", "must be > 0 with current_drag = true (the rope's diameter, m)")
+        if "diameter" in given and not values.get("current_drag", False):
+            fail("diameter", "not used without current_drag = true")
 
     @property
     def n_states(self) -> int:
@@ -153,6 +167,23 @@ class WireRope(ForceElement):
         g = jnp.sqrt(jnp.sum(ctx.model.gravity**2))
         return self.falls * self.mass_per_length * g * l * (1.0 - wet * self.water_density / self.rope_density)
 
+    def drag(self, ctx: Context, geom=None):
+        """(force on the rope (3,) N world axes, the share of it at end a): the current across its submerged falls."""
+        pa, va, pb, vb, e, l, _ = self._geometry(ctx) if geom is None else geom
+        zero = jnp.zeros(3, dtype=e.dtype)
+        if not self.current_drag or ctx.waves is None or ctx.waves.current is None:
+            return zero, jnp.zeros((), e.dtype)
+        lo, hi = jnp.minimum(pa[2], pb[2]), jnp.maximum(pa[2], pb[2])
+        span = jnp.maximum(hi - lo, 1e-12)
+        wet = jnp.where(hi - lo > 1e-12, jnp.clip(-lo / span, 0.0, 1.0), (lo < 0).astype(l.dtype))
+        u = ctx.waves.current.velocity(0.5 * (lo + jnp.minimum(hi, 0.0))).astype(e.dtype) - 0.5 * (va + vb)
+        un = u - jnp.dot(u, e) * e
+        F = 0.5 * self.water_density * self.drag_coefficient * self.diameter * self.falls * l * wet * jnp.sqrt(
+            jnp.sum(un * un) + 1e-30) * un
+        low_is_b = pb[2] <= pa[2]  # the wet part from the lower end up: its centre wet/2 of the way from it
+        share_a = jnp.where(low_is_b, 0.5 * wet, 1.0 - 0.5 * wet)
+        return F, share_a
+
     def _winch_demand(self, z, geom):
         """The line speed asked of the winch (m/s at the hook): payout, compensation and gain."""
         _, va, pb, _, _, _, _ = geom
@@ -179,8 +210,9 @@ class WireRope(ForceElement):
         F = self.falls * T
         f_ext = ctx.zeros_f_ext()
         half = 0.5 * self.weight(ctx, geom) * jnp.array([0.0, 0.0, -1.0], dtype=e.dtype)
-        f_ext = ctx.add_point_force(f_ext, self.body_a, self.point_a, F * e + half)
-        f_ext = ctx.add_point_force(f_ext, self.body_b, self.point_b, -F * e + half)
+        drag, share_a = self.drag(ctx, geom)
+        f_ext = ctx.add_point_force(f_ext, self.body_a, self.point_a, F * e + half + share_a * drag)
+        f_ext = ctx.add_point_force(f_ext, self.body_b, self.point_b, -F * e + half + (1.0 - share_a) * drag)
         zdot = None
         if self.winch:
             rate = self._winch_rate(z, geom)
@@ -206,6 +238,7 @@ class WireRope(ForceElement):
 
     def output_units(self, model) -> dict:
         units = {"tension": "N", "length": "m", "unstretched_length": "m", "sway": "rad", "rope_weight": "N", "line_pull": "N"}
+        units |= {"drag": "N"} if self.current_drag else {}
         return units | ({"hook_load": "N"} if self.falls > 1 else {}) | ({"winch_speed_ratio": "1"} if self.winch else {})
 
     def outputs(self, ctx: Context, z) -> dict:
@@ -215,6 +248,8 @@ class WireRope(ForceElement):
         sway = jnp.arctan2(horizontal, jnp.abs(e[2]))
         out = {"tension": T, "length": l, "unstretched_length": self.unstretched(z), "sway": sway,
                "rope_weight": self.weight(ctx, geom), "line_pull": self.line_pull(z, self.falls * T, geom)}
+        if self.current_drag:
+            out["drag"] = self.drag(ctx, geom)[0]
         if self.winch:  # the speed asked of the winch over its rating (1: at its limit)
             out["winch_speed_ratio"] = jnp.abs(self._winch_demand(z, geom)) / self.max_speed
         return out | ({"hook_load": self.falls * T} if self.falls > 1 else {})
