@@ -9,10 +9,9 @@ os.environ.setdefault("JAXMBD_CACHE_DIR", "off")  # commands run in-process keep
 # with these two).  Not level 0 with the older emitters (94 s): that pair miscompiles the free-floating
 # solve of the GZ curve (residuals of 1e-2 where every other setting gives 1e-16).
 # JAXMBD_TEST_XLA_OPT picks the options: unset, these two; "level0", LLVM level 0 with the MLIR emitters
-# (two checks, marked `level0`, hold their bounds only there: a NumPy peer to 1e-11 over a 20-s run,
-# 7.3e-10 with XLA's defaults and with the two above, and a cut joint's closure at rest to 1e-8, 1.8e-8
-# with the two above; they are skipped, saying so, under the other options, and .ci/run runs them with
-# "level0"); "1", XLA's defaults, which the benchmarks and the commands keep.
+# (one check, marked `level0`, holds its bound only there: a NumPy peer to 1e-11 over a 20-s run, 7.3e-10
+# with XLA's defaults and with the two above; it is skipped, saying so, under the other options, and
+# .ci/run runs it with "level0"); "1", XLA's defaults, which the benchmarks and the commands keep.
 _XLA_TEST_FLAGS = {"": ("--xla_backend_optimization_level=1", "--xla_cpu_use_fusion_emitters=false"),
                    "level0": ("--xla_backend_optimization_level=0",), "1": ()}
 if os.environ.get("JAXMBD_TEST_XLA_OPT", "") not in _XLA_TEST_FLAGS:

@@ -316,20 +316,21 @@ def test_an_out_of_plane_gap_gives_no_out_of_plane_force():
 
 
 @pytest.mark.slow
-@pytest.mark.level0  # its closure at rest to 1e-8: 3.5e-14 with XLA's defaults, 1.8e-8 with the suite's options
 def test_the_floating_crane_closed_by_a_cut_joint_carries_its_cargo():
     """Ham et al. (2009)'s floating crane with its loop closed by a cut joint (rigid links): at the static
-    equilibrium each link carries half of the 1,000 t cargo (1e-6), the loop closed (1e-8 m)."""
+    equilibrium each link carries half of the 1,000 t cargo (1e-6), the loop closed (1e-8 m).  The equilibrium
+    is solved to 1e-9: at 1e-7 the solve may stop where the closure is 3e-8 m (LLVM at level 0 on a Zen 5
+    host) or 7e-10 m (the suite's options); at 1e-9 it is 2e-12 m or less under every option."""
     from jaxmbd.examples import floating_crane
     from jaxmbd.simulation import initial_state, static_equilibrium
 
     system, q = floating_crane(hoist="links")
-    q0 = static_equilibrium(system, q, tol=1e-7)
+    q0 = static_equilibrium(system, q, tol=1e-9)
     out = system.outputs(0.0, initial_state(system, q0=q0))
     half = 500.0e3 * 9.81
     assert abs(float(np.linalg.norm(np.asarray(out["cut/force"]))) / half - 1) < 1e-6
     assert abs(float(np.linalg.norm(np.asarray(out["joint/cargo_hook/wrench"])[:3])) / half - 1) < 1e-6
-    assert float(out["cut/error"]) < 1e-8  # the equilibrium's 1e-7 m/s² over Baumgarte's ω² = 100 1/s²
+    assert float(out["cut/error"]) < 1e-8  # the equilibrium's 1e-9 m/s² over Baumgarte's ω² = 100 1/s², with room
 
 
 def test_the_written_out_loop_terms_equal_automatic_differentiation():
