@@ -107,8 +107,8 @@ def with_sea_state(system: System, *, hs=None, tp=None, heading=None) -> System:
     spec = waves.spectrum
     if not isinstance(spec, JONSWAP):  # a tabulated spectrum: its Hs and Tp are the table's
         if hs is not None or tp is not None:
-            raise RunError(f"{system.name}: a tabulated wave spectrum has the Hs and Tp of its table; a sweep, a search or an "
-                           "override of Hs or Tp needs a JONSWAP or Pierson-Moskowitz [waves]")
+            raise RunError(f"{system.name}: a tabulated or two-peaked wave spectrum has the Hs and Tp of its table or its parts; "
+                           "a sweep, a search or an override of Hs or Tp needs a JONSWAP or Pierson-Moskowitz [waves]")
         return eqx.tree_at(lambda s: s.waves.mean_direction, system, jnp.asarray(heading, dtype=jnp.result_type(waves.mean_direction)))
     return sea_state_leaves(system, spec.hs if hs is None else hs, spec.tp if tp is None else tp,
                             waves.mean_direction if heading is None else heading)
@@ -201,6 +201,12 @@ def run(case, start: Start | None = None, *, settings: RunSettings | None = None
     problem = validity.step_problem(stiffest, settings.integrator)
     if problem:  # a file's own step was refused when it was read: this is an override's
         raise RunError(f"{system.name}: {problem}")
+    record = getattr(system.waves, "regular", None)
+    if hasattr(record, "elevation"):  # a recorded sea repeats after its record: a run (or the phases' limits) within it
+        seconds = sum(p.max_duration for p in scenario.phases) if scenario is not None else settings.duration
+        if seconds is not None and seconds > record.duration + 1e-9:
+            raise RunError(f"{system.name}: a run of up to {seconds:g} s (the duration, or the phases' max_duration) is longer "
+                           f"than the recorded wave ({record.duration:g} s): its components would repeat the record")
     budget = TimeBudget(time_limit, f"{system.name}: the run of {settings.n_realisations or 1} realisation(s)")
 
     def report(done, total):

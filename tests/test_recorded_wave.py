@@ -72,6 +72,13 @@ save_dt = 0.25
     path.write_text(text.replace("duration = 50.0", "duration = 150.0"))
     with pytest.raises(SystemFileError, match=r"simulation.duration: 150 s is longer than the recorded wave \(100 s\)"):
         jaxmbd.load_system(path)
+    from jaxmbd.run import RunError
+
+    with pytest.raises(RunError, match=r"a run of up to 120 s .* is longer than the recorded wave \(100 s\)"):
+        run(loaded, start_of(loaded), settings=settings_of(loaded, duration=120.0))
+    path.write_text(text.replace("omega_max = 2.0", "omega_max = 0.05"))  # the record's lowest frequency is 0.063 rad/s
+    with pytest.raises(SystemFileError, match=r"waves: .*none lies in \[omega_min, omega_max\]"):
+        jaxmbd.load_system(path)
     csv.write_text("\n".join(f"{a + (0.01 if k == 5 else 0.0)},{b}" for k, (a, b) in enumerate(zip(t, eta))))
     path.write_text(text)
     with pytest.raises(SystemFileError, match=r"waves.file: .* evenly spaced"):

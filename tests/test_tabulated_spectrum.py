@@ -58,7 +58,7 @@ dt = 0.1
     assert float(waves.spectrum.tp) == pytest.approx(14.0, rel=0.02)  # the swell's peak is the higher
     from jaxmbd.run import RunError, with_sea_state
 
-    with pytest.raises(RunError, match="a tabulated wave spectrum has the Hs and Tp of its table"):
+    with pytest.raises(RunError, match="a tabulated or two-peaked wave spectrum has the Hs and Tp of its table"):
         with_sea_state(loaded.system, hs=1.0)
     assert float(with_sea_state(loaded.system, heading=0.5).waves.mean_direction) == 0.5
     for bad, field, message in (("omega = [", "waves.omega", "increasing"), ("density = [", "waves.density", ">= 0")):

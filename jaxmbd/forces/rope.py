@@ -58,7 +58,7 @@ class WireRope(ForceElement):
     dynamics see the mean fall tension (the friction is the drum's to overcome).
 
     With ``current_drag`` and a ``diameter`` D the current drags the falls' submerged length: F = ½ ρ_w C_d D n l_wet |u_n| u_n, u_n
-    the sea's current at the wet part's mid-depth less the rope's mean velocity (its two ends'), normal to the
+    the sea's current at the wet part's mid-depth less the straight rope's velocity there, normal to the
     rope; its ends share it by where the wet part lies (the lever rule on a straight rope).  Output ``drag`` (3,)
     N.  The current is the sea state's (no fade-in), the rope straight (its bow in the current, and the
     drag's share of the load path beyond the ends, are left out: for a taut rope whose drag is small
@@ -176,12 +176,13 @@ class WireRope(ForceElement):
         lo, hi = jnp.minimum(pa[2], pb[2]), jnp.maximum(pa[2], pb[2])
         span = jnp.maximum(hi - lo, 1e-12)
         wet = jnp.where(hi - lo > 1e-12, jnp.clip(-lo / span, 0.0, 1.0), (lo < 0).astype(l.dtype))
-        u = ctx.waves.current.velocity(0.5 * (lo + jnp.minimum(hi, 0.0))).astype(e.dtype) - 0.5 * (va + vb)
+        low_is_b = pb[2] <= pa[2]  # the wet part from the lower end up: its centre wet/2 of the way from it
+        share_a = jnp.where(low_is_b, 0.5 * wet, 1.0 - 0.5 * wet)
+        # the current less the straight rope's velocity at the wet part's centre
+        u = ctx.waves.current.velocity(0.5 * (lo + jnp.minimum(hi, 0.0))).astype(e.dtype) - (share_a * va + (1.0 - share_a) * vb)
         un = u - jnp.dot(u, e) * e
         F = 0.5 * self.water_density * self.drag_coefficient * self.diameter * self.falls * l * wet * jnp.sqrt(
             jnp.sum(un * un) + 1e-30) * un
-        low_is_b = pb[2] <= pa[2]  # the wet part from the lower end up: its centre wet/2 of the way from it
-        share_a = jnp.where(low_is_b, 0.5 * wet, 1.0 - 0.5 * wet)
         return F, share_a
 
     def _winch_demand(self, z, geom):

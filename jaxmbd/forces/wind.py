@@ -26,7 +26,8 @@ class WindDrag(ForceElement):
     ``reference_height`` H scaled by the ``profile``: ``uniform`` (the same at every height), ``power_law``
     U(z) = U(H) (z/H)^α (``exponent`` α) or ``logarithmic`` U(z) = U(H) ln(z/z₀) / ln(H/z₀) (``roughness``
     z₀; DNV-RP-C205 gives both forms and their parameters for the open sea).  Outputs: ``force`` (3,) N,
-    world axes; ``speed`` (m/s) the mean wind at the point; ``height`` (m) the point above the still water.
+    world axes; ``speed`` (m/s) the wind at the point (the mean, with the gust when there is one); ``height`` (m)
+    the point above the still water.
     Range: a profile holds above the sea (z > z₀ for the logarithmic one; z > 0 for the power law); below
     it the speed is taken at that lowest height, and the run says so.  ``gust = "npd"`` adds the along-wind
     gust of the NPD spectrum (:func:`npd_spectrum`, U₁₀ the profile's speed at 10 m taken as the one-hour
@@ -169,7 +170,7 @@ class HullWindLoad(ForceElement):
     less the point's horizontal velocity, α = atan2(U_y, U_x) in the body's axes (0: the wind travels along
     +x, from astern); the coefficients linear between the rows of ``angles_deg`` (−180° to 180°, periodic).
     The yaw moment is what turns a lifted module on its sling (the taglines' load).  Outputs: ``force``
-    (3,) N (world axes), ``moment`` N m, ``angle`` rad (α), ``speed`` m/s (the mean wind at the point),
+    (3,) N (world axes), ``moment`` N m, ``angle`` rad (α), ``speed`` m/s (the wind at the point, with its gust),
     ``height`` m.  Range: the profile's (the point above the sea)."""
 
     validity_doc: ClassVar[tuple] = (('`wind_coefficients` with a `profile`', "the point above the still water (above "

@@ -143,7 +143,7 @@ WAVE_KEYS = keys(
     Key("tp", "number", "s", doc="peak period (spectra), > 0", default_text="required (spectra)"),
     Key("gamma", "number", "", default_of(JONSWAP, "gamma"), "JONSWAP peak enhancement γ ≥ 1"),
     Key("file", "string", "", None, "a recorded elevation (recorded): CSV of time (s, evenly spaced) and elevation (m) "
-        "at the still-water origin, one row a sample, a header line allowed", "none"),
+        "at the still-water origin, one row a sample, a header line allowed; its first sample is the run's t = 0", "none"),
     Key("dt", "number", "s", None, "the sampling step of an `elevation` given inline (recorded)", "none"),
     Key("elevation", "array", "m", None, "a recorded elevation given inline (recorded), every `dt`; or `file`", "none"),
     Key("parts", "array (2, 3)", "m, s, 1", None, "Ochi-Hubble's two parts (ochi_hubble), rows of [Hs, Tp, λ], each > 0",
@@ -242,8 +242,12 @@ def _read_waves(reader, cfg):
     depth = r.number(w, f, "water_depth", K["water_depth"], gt=0.0, allow_inf=True)
     if typ == "recorded":
         dt, eta = _read_record(reader, w, f)
-        wave = RecordedWave(dt, eta, direction, r.number(w, f, "omega_min", default_of(RecordedWave, "omega_min"), ge=0.0),
-                            r.number(w, f, "omega_max", default_of(RecordedWave, "omega_max"), gt=0.0, allow_inf=True))
+        band = (r.number(w, f, "omega_min", default_of(RecordedWave, "omega_min"), ge=0.0),
+                r.number(w, f, "omega_max", default_of(RecordedWave, "omega_max"), gt=0.0, allow_inf=True))
+        try:
+            wave = RecordedWave(dt, eta, direction, *band)
+        except InputError as exc:
+            r.fail(f, str(exc))
         return SeaState(regular=wave, mean_direction=float_array(direction), water_depth=depth)
     if typ == "regular":
         wave = RegularWave(

@@ -241,7 +241,8 @@ class RecordedWave(eqx.Module):
     [``omega_min``, ``omega_max``] travelling towards ``direction``, long-crested.  At the origin the run's
     incident wave is the record, band-limited, at every sample time of [0, n dt) (the components repeat it
     after); ``omega`` is the highest frequency kept (what a hydrodynamic table must cover).  A run longer than
-    the record is refused by the file reader."""
+    the record (its duration, or a scenario's phases' limits) is refused; a band that holds none of the
+    record's frequencies too."""
 
     dt: float = eqx.field(static=True)
     elevation: jax.Array
@@ -254,6 +255,10 @@ class RecordedWave(eqx.Module):
         self.elevation = jnp.asarray(elevation, dtype=float)
         self.direction = jnp.asarray(direction, dtype=float)
         self.omega_min, self.omega_max = float(omega_min), float(omega_max)
+        if not self._kept().size:
+            n = self.elevation.shape[-1]
+            raise InputError(f"a recorded wave of {n} samples every {self.dt:g} s has frequencies {2 * np.pi / (n * self.dt):.4g} to "
+                             f"{np.pi / self.dt:.4g} rad/s: none lies in [omega_min, omega_max] = [{self.omega_min:g}, {self.omega_max:g}]")
 
     @property
     def duration(self) -> float:
@@ -314,15 +319,19 @@ cos^{2s}((θ − θ̄)/2) over the whole circle (Longuet-Higgins' form; DNV-RP-C
 
 
 def spreading_function(theta, mean_direction=0.0, s=1, kind: str = "cos2s"):
-    """Directional spreading D(θ) [1/rad], cos^{2s} restricted to a half plane.
+    """Directional spreading D(θ) [1/rad]: ``kind = "cos2s"``, cos^{2s} restricted to a half plane,
 
         D(θ) = C_s cos^{2s}(θ − θ̄)   for |θ − θ̄| < π/2,   0 otherwise,
-        C_s = Γ(s + 1) / (√π Γ(s + 1/2)),   ∫ D dθ = 1.
+        C_s = Γ(s + 1) / (√π Γ(s + 1/2)),   ∫ D dθ = 1;
+
+    ``kind = "cos2s_full"``, D(θ) = (C_s / 2) cos^{2s}((θ − θ̄)/2) over the whole circle (∫ D dθ = 1).
 
     s = 1 is Cibicik et al. (2019), eq. 3: D = (2/π) cos²(θ − θ̄). (This is the
     "cos^{2s}(θ − θ̄), |θ − θ̄| < π/2" family, not the full-circle
     cos^{2s}((θ − θ̄)/2) one.) θ − θ̄ is wrapped to (−π, π].
     """
+    if kind not in SPREADING:
+        raise InputError(f"spreading kind must be one of {', '.join(SPREADING)}, got {kind!r}")
     d = jnp.angle(jnp.exp(1j * (jnp.asarray(theta) - mean_direction)))
     c = math.gamma(s + 1.0) / (math.sqrt(math.pi) * math.gamma(s + 0.5))
     if kind == "cos2s_full":  # D = C/2 cos^{2s}(θ/2) over (−π, π]: the same C, half of it
