@@ -66,9 +66,7 @@ class HullCurrentLoad(ForceElement):
         return coefficient_load(self, ctx, current, self.rho)
 
     def contribution(self, ctx: Context, z) -> Contribution:
-        i, point, F, mz, _ = self._load(ctx)
-        wrench = ctx.world_point_wrench(i, point, F).at[5].add(mz)
-        return Contribution(f_ext=ctx.zeros_f_ext().at[i].add(wrench.astype(ctx.p.dtype)))
+        return coefficient_contribution(ctx, *self._load(ctx)[:4])
 
     def outputs(self, ctx: Context, z) -> dict:
         _, _, F, mz, alpha = self._load(ctx)
@@ -76,6 +74,12 @@ class HullCurrentLoad(ForceElement):
 
     def output_units(self, model) -> dict:
         return {"force": "N", "moment": "N m", "angle": "rad"}
+
+
+def coefficient_contribution(ctx: Context, i, point, F, mz) -> Contribution:
+    """The force F (world axes) at ``point`` of body ``i`` and the yaw moment ``mz`` as a contribution."""
+    wrench = ctx.world_point_wrench(i, point, F).at[5].add(mz)
+    return Contribution(f_ext=ctx.zeros_f_ext().at[i].add(wrench.astype(ctx.p.dtype)))
 
 
 def coefficient_load(el, ctx: Context, fluid, rho):

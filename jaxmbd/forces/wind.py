@@ -10,7 +10,7 @@ import numpy as np
 
 from ..fields import parameter, setting
 from ..system import Context, Contribution, ForceElement
-from .current_load import HullCurrentLoad, coefficient_load
+from .current_load import HullCurrentLoad, coefficient_contribution, coefficient_load
 
 PROFILES = ("uniform", "power_law", "logarithmic")
 GUSTS = ("none", "npd")
@@ -214,9 +214,7 @@ class HullWindLoad(ForceElement):
         return coefficient_load(self, ctx, wind, self.air_density) + (u, pos[2])
 
     def contribution(self, ctx: Context, z) -> Contribution:
-        i, point, F, mz, *_ = self._load(ctx)
-        wrench = ctx.world_point_wrench(i, point, F).at[5].add(mz)
-        return Contribution(f_ext=ctx.zeros_f_ext().at[i].add(wrench.astype(ctx.p.dtype)))
+        return coefficient_contribution(ctx, *self._load(ctx)[:4])
 
     def outputs(self, ctx: Context, z) -> dict:
         _, _, F, mz, alpha, u, height = self._load(ctx)

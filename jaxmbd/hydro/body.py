@@ -327,7 +327,7 @@ class HydroBody(ForceElement):
     def _current(self, ctx: Context, eta):
         """(6nb,): the sea's current at each reference point (translations; fading in with the excitation, as a Morison element's)."""
         if ctx.waves is None or ctx.waves.current is None:
-            return jnp.zeros_like(eta)
+            return None  # still water: nothing to subtract (no work added to a run without a current)
         z = eta.reshape(-1, 6)[:, 2] + self.ref_world[:, 2]
         u = jax.vmap(ctx.waves.current.velocity)(z).astype(eta.dtype) * self._ramp(ctx.t)
         return jnp.concatenate([u, jnp.zeros_like(u)], -1).reshape(-1)
@@ -391,7 +391,7 @@ class HydroBody(ForceElement):
         (without the non-linear pressure's, :meth:`pressure_wrenches`), the excitation and radiation
         parts of F, the displacements and velocities, the memory's state derivative."""
         eta, nu = self._motion(ctx)
-        rel = nu - self._current(ctx, eta)  # the quadratic drag on the velocity through the water
+        rel = nu if (current := self._current(ctx, eta)) is None else nu - current  # the drag's: through the water
         F = -self.linear_damping @ nu - self.quadratic_drag * jnp.abs(rel) * rel
         if self.hydrostatics == "linear":
             F = F + self._linear_hydrostatics(eta)
