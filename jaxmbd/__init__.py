@@ -32,6 +32,7 @@ from .joints import Cylindrical, Fixed, Free, ModelError, Planar, Prismatic, Rev
 from .kinematics import body_jacobian, body_twists, forward_kinematics, point_position, point_velocity  # noqa: E402
 from .loops import Loop, load_urdf_with_loops  # noqa: E402
 from .model import Body, Model, ModelBuilder, Placement, load_urdf  # noqa: E402
+from .netcdf import open_result  # noqa: E402
 from .simulation import Integrator, Result, SimulationError, Solution, solve, static_equilibrium  # noqa: E402
 from .simulation import simulate as _simulate  # noqa: E402
 from .system import Context, Contribution, ForceElement, Inputs, System  # noqa: E402
@@ -50,6 +51,7 @@ __all__ = [
     # systems and runs
     "System", "Inputs", "ForceElement", "Context", "Contribution", "Loop",
     "Integrator", "Result", "Solution", "simulate", "solve", "static_equilibrium", "LoadedSystem", "load_system",
+    "open_result",
     # subpackages
     "spatial", "joints", "hydro", "flex",
 ]

@@ -185,7 +185,7 @@ def _same_source(path: Path, system_file, explicit: bool):
     try:
         import xarray as xr
 
-        with xr.open_dataset(path, engine="h5netcdf") as ds:
+        with xr.open_dataset(path, engine="h5netcdf") as ds:  # the root group: the attributes
             other = ds.attrs.get("system_file")
     except Exception:
         return  # not a readable result: replaced, with the note
@@ -385,13 +385,13 @@ class ResultFileError(JaxmbdError, ValueError):
 
 
 def _open_result(path):
-    import xarray as xr
+    from .netcdf import open_result
 
     path = Path(path)
     if not path.is_file():
         raise ResultFileError(f"{path}: no such file; expected a result.nc written by jaxmbd run")
     try:
-        ds = xr.open_dataset(path, engine="h5netcdf").load()
+        ds = open_result(path)
     except Exception as exc:
         raise ResultFileError(f"{path}: not a readable NetCDF file ({type(exc).__name__}); expected a result.nc "
                               "written by jaxmbd run") from None
@@ -409,10 +409,9 @@ def _plot(args) -> int:
     ds = _open_result(args.result)
     outputs = [k for k in ds.data_vars if k not in ("q", "v", "z") and "time" in ds[k].dims]
     names = []
-    for v in args.variables:
-        name = v.replace("/", "_")
+    for name in args.variables:
         if name not in ds.data_vars:
-            raise ResultFileError(f"{args.result}: no output {v!r}; the file has {', '.join(outputs) or 'none'}")
+            raise ResultFileError(f"{args.result}: no output {name!r}; the file has {', '.join(outputs) or 'none'}")
         names.append(name)
     names = names or outputs
     out = Path(args.out or Path(args.result).with_suffix(""))
@@ -422,7 +421,8 @@ def _plot(args) -> int:
         fig = output_figure(ds, name)
         if fig is None:
             continue
-        p = out / f"{name}.png"
+        p = out / f"{name}.png"  # hoist/tension: hoist/tension.png, the output's path in the result file
+        p.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(p, dpi=110)
         plt.close(fig)
         paths.append(p)

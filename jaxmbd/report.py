@@ -59,16 +59,15 @@ def read_section(path: Path) -> dict:
                           "output); give a result file or such a folder")
     if not path.exists():
         raise ReportError(f"{path}: no such file or folder")
-    import xarray as xr
+    from .netcdf import open_result
 
     try:
-        ds = xr.open_dataset(path, engine="h5netcdf")
+        ds = open_result(path)
     except (OSError, ValueError) as exc:
         raise ReportError(f"{path}: not a readable NetCDF result ({exc})") from None
-    with ds:
-        if "jaxmbd_version" not in ds.attrs or "time" not in ds.variables:
-            raise ReportError(f"{path}: not a jaxmbd run's result file (no jaxmbd_version attribute or time)")
-        return run_section(path, ds.load())
+    if "jaxmbd_version" not in ds.attrs or "time" not in ds.variables:
+        raise ReportError(f"{path}: not a jaxmbd run's result file (no jaxmbd_version attribute or time)")
+    return run_section(path, ds)
 
 
 def _html_file(text: str) -> Path:
@@ -96,7 +95,7 @@ def add_parser(sub):
 
 
 def run_outputs(ds) -> list[str]:
-    """The stored names of a run file's outputs (``hoist_tension``), in the file's order."""
+    """The names of a run file's outputs (``hoist/tension``, their paths in the file), in the file's order."""
     return [n for n in ds.data_vars if n not in _NOT_OUTPUTS and not n.endswith(_BETWEEN) and "/" in ds[n].attrs.get("long_name", "")]
 
 
@@ -358,13 +357,12 @@ def operability_plots(lim, site) -> list[dict]:
 
 def sweep_section(folder: Path) -> dict:
     """A sweep's table (``operability.nc``): per Hs and Tp each limited output's statistic against its limit."""
-    import xarray as xr
+    from .netcdf import open_result
 
-    with xr.open_dataset(folder / "operability.nc", engine="h5netcdf") as ds:
-        ds = ds.load()
+    ds = open_result(folder / "operability.nc")
     hs, tp = ds["hs"].values, ds["tp"].values
     ok = np.asarray(ds["operable"].values, bool)
-    limits = [{"name": ds[v].attrs.get("long_name", v.replace("__", "/")), "units": ds[v].attrs.get("units", ""),
+    limits = [{"name": ds[v].attrs.get("long_name", v), "units": ds[v].attrs.get("units", ""),
                "limit": float(ds[v].attrs["limit"]), "statistic": ds[v].attrs.get("statistic", ""),
                "rows": [{"hs": float(h), "values": [float(x) for x in ds[v].values[i]]} for i, h in enumerate(hs)]}
               for v in ds.data_vars if v != "operable"]

@@ -12,6 +12,7 @@ import numpy as np
 if TYPE_CHECKING:  # xarray is imported where a dataset is made: importing jaxmbd does not load it
     import xarray as xr
 
+from . import netcdf
 from .errors import InputError
 from .validity import SLACK_FRACTION
 
@@ -157,11 +158,13 @@ class Result:
     # -- files -----------------------------------------------------------------------------------
 
     def to_dataset(self):
+        """The run as one dataset, each output named as in ``outputs`` (``hoist/tension``)."""
         return result_to_dataset(self)
 
     def to_netcdf(self, path):
-        self.to_dataset().to_netcdf(path, engine="h5netcdf")
-        return path
+        """Write the run to ``path``: each output ``element/name`` the variable ``name`` of the group
+        ``element`` (:mod:`jaxmbd.netcdf`; :func:`jaxmbd.netcdf.open_result` reads it back flat)."""
+        return netcdf.write(self.to_dataset(), path)
 
 
 @dataclasses.dataclass
@@ -338,9 +341,9 @@ def result_to_dataset(result) -> xr.Dataset:
             dims = lead + (dim,)
         elif val.ndim > len(lead) + 1:
             dims = lead + tuple(f"{name.replace('/', '_')}_dim{k}" for k in range(val.ndim - len(lead)))
-        data[name.replace("/", "_")] = (dims, val, {"long_name": name, "units": units.get(name, "unknown")})
+        data[name] = (dims, val, {"long_name": name, "units": units.get(name, "unknown")})
     for name, b in result.between.items():  # the extremes over every step, not only the saves
-        var = name.replace("/", "_").replace("[", "_").replace("]", "")
+        var = name.replace("[", "_").replace("]", "")
         for k, what in (("max", "largest"), ("min", "smallest")):
             data[f"{var}_{k}_between"] = (lead, np.asarray(b[k]), {
                 "long_name": f"{name}: {what} value over the integration steps from this save to the next",

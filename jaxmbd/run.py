@@ -30,7 +30,7 @@ import numpy as np
 
 from . import validity
 from .errors import InputTypeError, JaxmbdError
-from .hydro.waves import JONSWAP
+from .hydro.spectra import HsTpSpectrum
 from .results import Result
 from .simulation import (
     CHECKPOINT_MODES,
@@ -105,10 +105,10 @@ def with_sea_state(system: System, *, hs=None, tp=None, heading=None) -> System:
     if waves.spectrum is None:
         return system
     spec = waves.spectrum
-    if not isinstance(spec, JONSWAP):  # a tabulated spectrum: its Hs and Tp are the table's
+    if not HsTpSpectrum.of(spec):  # a tabulated spectrum: its Hs and Tp are the table's
         if hs is not None or tp is not None:
             raise RunError(f"{system.name}: a tabulated or two-peaked wave spectrum has the Hs and Tp of its table or its parts; "
-                           "a sweep, a search or an override of Hs or Tp needs a JONSWAP or Pierson-Moskowitz [waves]")
+                           "a sweep, a search or an override of Hs or Tp needs a JONSWAP, Pierson-Moskowitz or Torsethaugen [waves]")
         return eqx.tree_at(lambda s: s.waves.mean_direction, system, jnp.asarray(heading, dtype=jnp.result_type(waves.mean_direction)))
     return sea_state_leaves(system, spec.hs if hs is None else hs, spec.tp if tp is None else tp,
                             waves.mean_direction if heading is None else heading)
@@ -119,7 +119,7 @@ def _check_heading(system: System, waves, heading: float):
     a heading it does not cover without a word (the file's own heading is checked when it is read)."""
     dirs = waves.headings(heading)
     for f in system.forces:
-        hydro = getattr(f, "hydro", None)
+        hydro = getattr(f, "hydro", None) or getattr(f, "rao", None)  # a hydrodynamic table, or a vessel's RAOs
         if hydro is not None and hasattr(hydro, "check_headings"):
             try:
                 hydro.check_headings(dirs)

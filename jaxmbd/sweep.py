@@ -37,10 +37,10 @@ import numpy as np
 if TYPE_CHECKING:  # xarray is imported where a dataset is made or read
     import xarray as xr
 
-from . import __version__
+from . import __version__, netcdf
 from .cluster import as_tasks
 from .errors import JaxmbdError
-from .hydro.waves import JONSWAP
+from .hydro.spectra import HsTpSpectrum
 from .results import Result
 from .run import RunSettings, Start, TimeBudget, run, with_sea_state
 from .simulation import Integrator
@@ -145,11 +145,8 @@ def _data_checksum(ds: xr.Dataset) -> str:
 
 def _read_cell(path: Path):
     """(dataset loaded in memory, its key) of a cell file; None where the file is damaged."""
-    import xarray as xr
-
     try:
-        with xr.open_dataset(path, engine="h5netcdf") as ds:
-            ds = ds.load()
+        ds = netcdf.open_result(path)
         key = json.loads(ds.attrs["key"])
         if ds.attrs["checksum"] != _data_checksum(ds):
             return None
@@ -190,7 +187,7 @@ def cell_maxima(result: Result, settings: SweepSettings, i: int, j: int) -> xr.D
     for name, val in result.outputs.items():
         val = np.asarray(val)
         if val.ndim == 2:  # (realisation, time): a scalar output; its maxima over every step where tracked
-            data[name.replace("/", "__")] = ("realisation", np.max(np.asarray(result.series_extremes(name)[0]), axis=1),
+            data[name] = ("realisation", np.max(np.asarray(result.series_extremes(name)[0]), axis=1),
                                              {"units": units.get(name, "unknown")})
     return xr.Dataset(data, coords={"realisation": np.arange(settings.n_realisations)},
                       attrs={"hs": float(settings.hs[i]), "tp": float(settings.tp[j]), "i": i, "j": j})
@@ -295,7 +292,7 @@ def run_sweep(system: System, start, settings: SweepSettings, out_dir, *, proces
             ds.attrs["key"] = json.dumps(keys[(i, j)], sort_keys=True)
             ds.attrs["checksum"] = _data_checksum(ds)
             tmp = path.with_suffix(f".tmp{process_index}")
-            ds.to_netcdf(tmp, engine="h5netcdf")
+            netcdf.write(ds, tmp)
             with open(tmp, "rb") as f:
                 os.fsync(f.fileno())
             os.replace(tmp, path)
@@ -314,7 +311,7 @@ def run_sweep(system: System, start, settings: SweepSettings, out_dir, *, proces
         time.sleep(1.0)
     table = operability(settings, out, keys=keys)
     tmp = out / f".operability.tmp{process_index}"
-    table.to_netcdf(tmp, engine="h5netcdf")
+    netcdf.write(table, tmp)
     os.replace(tmp, out / "operability.nc")
     return table
 
@@ -339,17 +336,15 @@ def operability(settings: SweepSettings, out_dir, *, keys: dict | None = None) -
                 raise SweepError(f"{_cell_path(out, i, j)}: computed for another configuration "
                                  f"({_changes(cell, keys[(i, j)])})")
             for name in settings.limits:
-                var = name.replace("/", "__")
-                if var not in ds:
-                    raise SweepError(f"sweep limit on {name!r}: no such scalar output; outputs are "
-                                   f"{sorted(k.replace('__', '/') for k in ds.data_vars)}")
-                units[name] = ds[var].attrs.get("units", "unknown")
-                s = ExtremeStatistics.of(ds[var].values[:, None])
+                if name not in ds:
+                    raise SweepError(f"sweep limit on {name!r}: no such scalar output; outputs are {sorted(ds.data_vars)}")
+                units[name] = ds[name].attrs.get("units", "unknown")
+                s = ExtremeStatistics.of(ds[name].values[:, None])
                 stats[name][i, j] = getattr(s, settings.statistic)
     ok = np.ones(shape, dtype=bool)
     data = {}
     for name, lim in settings.limits.items():
-        data[name.replace("/", "__")] = (("hs", "tp"), stats[name], {"limit": float(lim), "statistic": settings.statistic,
+        data[name] = (("hs", "tp"), stats[name], {"limit": float(lim), "statistic": settings.statistic,
                                                                       "units": units.get(name, "unknown"), "long_name": name})
         ok &= stats[name] <= lim
     data["operable"] = (("hs", "tp"), ok, {"long_name": "every limited output's statistic within its limit", "units": "1"})
@@ -374,7 +369,7 @@ def plot_operability(table: xr.Dataset, path):
                 ax.text(tp, hs, f"{ratio[i, j]:.2f}", ha="center", va="center", fontsize=8)
         ax.set_xlabel("Tp (s)")
         ax.set_ylabel("Hs (m)")
-        ax.set_title(f"{name.replace('__', '/')}: {var.attrs['statistic']} / limit")
+        ax.set_title(f"{name}: {var.attrs['statistic']} / limit")
         fig.colorbar(im, ax=ax)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -411,8 +406,8 @@ def read_sweep(reader, cfg, system, sim):
     r = reader.r
     f = "sweep"
     s = r.table(cfg["sweep"], f, _SWEEP_KEYS)
-    if system.waves is None or not isinstance(system.waves.spectrum, JONSWAP):  # a parametric spectrum's Hs and Tp
-        r.fail(f, "a sea-state sweep needs [waves] with type = 'jonswap' or 'pierson_moskowitz'")
+    if system.waves is None or not HsTpSpectrum.of(system.waves.spectrum):  # a parametric spectrum's Hs and Tp
+        r.fail(f, "a sea-state sweep needs [waves] with type = 'jonswap', 'pierson_moskowitz' or 'torsethaugen'")
     grids = {}
     for key in ("hs", "tp"):
         arr = r.array(r.get(s, f, key), f"{f}.{key}", None).reshape(-1)

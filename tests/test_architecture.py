@@ -14,7 +14,7 @@ ROOT = pathlib.Path(jaxmbd.__file__).parent
 # Lowest first: a module may import from its own layer and those before it.  The force elements,
 # hydrodynamics, flexible bodies and controllers are one layer (elements) above the system.
 LAYERS = [
-    {"errors", "_xla", "config", "shapes", "tables", "units"},
+    {"errors", "_xla", "config", "shapes", "tables", "units", "netcdf"},
     {"spatial"},
     {"joints"},
     {"model"},

@@ -78,7 +78,7 @@ def test_the_maxima_minima_and_slack_spells_do_not_depend_on_the_save_step(runs)
     assert ex[1].after_exit == pytest.approx(snap, rel=1e-9)
     settings = SweepSettings(hs=[HS], tp=[6.0], limits={}, duration=DURATION, n_realisations=3, save_dt=1.0,
                              integrator=loaded.integrator)
-    np.testing.assert_allclose(*(cell_maxima(r, settings, 0, 0)["hoist__tension"].values for r in (fine, coarse)), rtol=1e-9)
+    np.testing.assert_allclose(*(cell_maxima(r, settings, 0, 0)["hoist/tension"].values for r in (fine, coarse)), rtol=1e-9)
     crit = loaded.operability.phases[0].criteria
     mg = [margins(crit, r) for r in (fine, coarse)]
     for c in crit:

@@ -36,7 +36,8 @@ def test_plot_writes_one_png_per_output(tmp_path):
     out = subprocess.run([sys.executable, "-m", "jaxmbd.cli", "plot", str(nc), "--out", str(tmp_path / "plots")],
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    assert sorted(p.name for p in (tmp_path / "plots").glob("*.png")) == ["spring_force.png", "spring_length.png"]
+    assert sorted(p.relative_to(tmp_path / "plots").as_posix() for p in (tmp_path / "plots").rglob("*.png")) == [
+        "spring/force.png", "spring/length.png"]  # each output at its path in the result file
 
 
 @pytest.mark.slow  # a speed feature, 27 s of compiling in subprocesses: in the slow suite

@@ -41,12 +41,12 @@ def client():
 
 
 def _cells(folder):
-    import xarray as xr
+    from jaxmbd.netcdf import open_result
 
     out = {}
     for path in sorted(folder.glob("cell_*.nc")):
-        with xr.open_dataset(path, engine="h5netcdf") as ds:
-            out[path.name] = (ds.load(), dict(ds.attrs))
+        ds = open_result(path)
+        out[path.name] = (ds, dict(ds.attrs))
     return out
 
 

@@ -14,6 +14,7 @@ from jaxmbd.cli import main
 from jaxmbd.hydro import bem
 from jaxmbd.hydro.bem import HydroDataError
 from jaxmbd.io.system_file import SystemFileError, load_system
+from jaxmbd.netcdf import open_result
 
 HERE = Path(__file__).resolve().parent
 BARGE = (HERE.parent / "jaxmbd" / "data" / "barge_hydro.nc").as_posix()
@@ -158,9 +159,14 @@ def test_plot_of_a_bad_file_or_variable_is_one_line(tmp_path, capsys, rope_resul
 
 
 def test_plot_takes_the_names_run_prints(tmp_path, capsys, rope_result):
-    """run prints hoist/tension; the file stores hoist_tension: plot takes either."""
-    assert main(["plot", str(rope_result), "hoist/tension", "hoist_length", "--out", str(tmp_path)]) == 0
-    assert sorted(p.name for p in tmp_path.glob("*.png")) == ["hoist_length.png", "hoist_tension.png"]
+    """run prints hoist/tension, the file stores hoist/tension (a group), plot takes it and writes
+    hoist/tension.png; a name the file does not have is one line listing those it has."""
+    assert main(["plot", str(rope_result), "hoist/tension", "hoist/length", "--out", str(tmp_path)]) == 0
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.png")) == ["hoist/length.png", "hoist/tension.png"]
+    capsys.readouterr()
+    assert main(["plot", str(rope_result), "hoist_tension", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "no output 'hoist_tension'" in err and "hoist/tension" in err
 
 
 # --------------------------------------------------------------------------- system files
@@ -264,16 +270,23 @@ def test_negative_heave_stiffness_is_refused(shared_data, tmp_path):
 
 # --------------------------------------------------------------------------- results
 def test_result_file_is_self_describing(rope_result):
-    with xr.open_dataset(rope_result, engine="h5netcdf") as ds:
-        for name, var in ds.variables.items():
-            if name in ("q_coord", "v_coord"):
-                continue
-            assert var.attrs.get("units") not in (None, "", "unknown"), name
-        for name in ds.data_vars:
-            assert ds[name].attrs.get("long_name"), name
-        assert ds["hoist_tension"].attrs["units"] == "N" and ds["hoist_sway"].attrs["units"] == "rad"
-        for key in ("Conventions", "jaxmbd_version", "history", "system_file_text", "seed", "validity"):
-            assert key in ds.attrs, key
+    ds = open_result(rope_result)
+    for name, var in ds.variables.items():
+        if name in ("q_coord", "v_coord"):
+            continue
+        assert var.attrs.get("units") not in (None, "", "unknown"), name
+    for name in ds.data_vars:
+        assert ds[name].attrs.get("long_name"), name
+    assert ds["hoist/tension"].attrs["units"] == "N" and ds["hoist/sway"].attrs["units"] == "rad"
+    for key in ("Conventions", "jaxmbd_version", "history", "system_file_text", "seed", "validity"):
+        assert key in ds.attrs, key
+    # one name for one thing: the table's hoist/tension is that path in the file (a NetCDF-4 group), with the
+    # root's time coordinate
+    with xr.open_datatree(rope_result, engine="h5netcdf") as tree:
+        tension = tree["hoist/tension"]
+        assert tension.attrs["long_name"] == "hoist/tension" and "time" in tension.coords
+        np.testing.assert_array_equal(tension.values, ds["hoist/tension"].values)
+        assert "tension" in tree["hoist"].dataset.data_vars and "hoist_tension" not in tree.dataset
         assert "[[forces]]" in ds.attrs["system_file_text"]
 
 
@@ -400,8 +413,8 @@ def test_readme_library_example_runs_as_written(tmp_path, monkeypatch):
     assert short != block
     monkeypatch.chdir(tmp_path)
     exec(compile(short, "README.md", "exec"), {})
-    with xr.open_dataset(tmp_path / "out.nc", engine="h5netcdf") as ds:
-        assert ds.sizes["realisation"] == 2 and ds["hoist1_tension"].attrs["units"] == "N"
+    with xr.open_datatree(tmp_path / "out.nc", engine="h5netcdf") as ds:
+        assert ds.sizes["realisation"] == 2 and ds["hoist1/tension"].attrs["units"] == "N"
 
 
 @pytest.mark.parametrize("simulation, problem", [
@@ -720,8 +733,8 @@ def test_the_run_table_prints_degrees_and_the_files_load_unit(tmp_path, capsys):
         assert main(["run", str(path), "--out", str(tmp_path / loads)]) == 0
         out = capsys.readouterr().out
         row = next(line for line in out.splitlines() if line.strip().startswith("hoist/tension")).split()
-        with xr.open_dataset(tmp_path / loads / "result.nc") as ds:
-            peak = float(ds["hoist_tension_max_between"].max()) if "hoist_tension_max_between" in ds else float(ds["hoist_tension"].max())
+        ds = open_result(tmp_path / loads / "result.nc")
+        peak = float(ds["hoist/tension_max_between"].max()) if "hoist/tension_max_between" in ds else float(ds["hoist/tension"].max())
         assert row[1] == loads and float(row[2]) == pytest.approx(peak * factor, rel=5e-4), (row, peak)
         assert f"forces in {loads}" in out
         sway = next(line for line in out.splitlines() if line.strip().startswith("hoist/sway")).split()

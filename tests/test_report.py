@@ -12,6 +12,7 @@ import pytest
 import xarray as xr
 
 from jaxmbd.cli import main
+from jaxmbd.netcdf import open_result
 from jaxmbd.report import ReportError, write_report
 
 # A 1 t block on 10 m of wire rope from a fixed point, let go with the rope stretched 0.2 m (20 times its
@@ -116,23 +117,23 @@ def test_a_runs_report_holds_the_files_figures_and_the_range_it_left(runs):
 
     nc, html = runs / "plain" / "result.nc", runs / "plain" / "report.html"
     page = _page(html)
-    with xr.open_dataset(nc, engine="h5netcdf") as ds:
-        rows = {r[0][0]: r for r in page.tables["outputs"][1:]}
-        outputs = [n for n in ds.data_vars if "/" in ds[n].attrs.get("long_name", "") and not n.endswith("between")
-                   and not n.endswith(("entries", "seconds"))]
-        assert sorted(rows) == sorted(ds[n].attrs["long_name"] for n in outputs)
-        for n in outputs:
-            x = np.asarray(ds[n].values, float)
-            row = rows[ds[n].attrs["long_name"]]
-            shown, factor = display_unit(ds[n].attrs["units"], "kN", 9.81)
-            assert row[1][0] == shown and ds.attrs["display_loads"] == "kN"
-            np.testing.assert_allclose([float(row[k][1]) for k in (2, 3)], [np.nanmax(x), np.nanmin(x)], rtol=1e-12)
-            assert [row[k][0] for k in (2, 3)] == [figure(float(row[k][1]), factor) for k in (2, 3)]
-        printed = {line.split()[0]: line.split() for line in (runs / "plain" / "printed.txt").read_text().splitlines()
-                   if line.strip().startswith(("hoist/tension ", "block/"))}
-        assert printed["hoist/tension"][1] == rows["hoist/tension"][1][0] == "kN"
-        assert printed["hoist/tension"][2] == rows["hoist/tension"][4][0]  # the mean of the maxima, as printed
-        found = json.loads(ds.attrs["validity"])
+    ds = open_result(nc)
+    rows = {r[0][0]: r for r in page.tables["outputs"][1:]}
+    outputs = [n for n in ds.data_vars if "/" in ds[n].attrs.get("long_name", "") and not n.endswith("between")
+               and not n.endswith(("entries", "seconds"))]
+    assert sorted(rows) == sorted(ds[n].attrs["long_name"] for n in outputs)
+    for n in outputs:
+        x = np.asarray(ds[n].values, float)
+        row = rows[ds[n].attrs["long_name"]]
+        shown, factor = display_unit(ds[n].attrs["units"], "kN", 9.81)
+        assert row[1][0] == shown and ds.attrs["display_loads"] == "kN"
+        np.testing.assert_allclose([float(row[k][1]) for k in (2, 3)], [np.nanmax(x), np.nanmin(x)], rtol=1e-12)
+        assert [row[k][0] for k in (2, 3)] == [figure(float(row[k][1]), factor) for k in (2, 3)]
+    printed = {line.split()[0]: line.split() for line in (runs / "plain" / "printed.txt").read_text().splitlines()
+               if line.strip().startswith(("hoist/tension ", "block/"))}
+    assert printed["hoist/tension"][1] == rows["hoist/tension"][1][0] == "kN"
+    assert printed["hoist/tension"][2] == rows["hoist/tension"][4][0]  # the mean of the maxima, as printed
+    found = json.loads(ds.attrs["validity"])
     assert len(page.images) == len(outputs) and all(src.startswith("data:image/png;base64,") for src in page.images)
     assert found and page.tables["validity"][1][0][0] == found[0]["element"] == "hoist"
     assert float(page.tables["validity"][1][4][0]) == pytest.approx(found[0]["first_time"], abs=1e-3)
@@ -145,8 +146,8 @@ def test_a_scenarios_report_has_its_phases(runs):
     """Per phase, the largest rope tension equals the result file's largest at every step over that phase's
     saves (1e-12) and is printed as the terminal's phase table prints it (kN, 4 digits)."""
     page = _page(runs / "phases" / "report.html")
-    with xr.open_dataset(runs / "phases" / "result.nc", engine="h5netcdf") as ds:
-        phase, tension = np.asarray(ds["phase"].values), np.asarray(ds["hoist_tension_max_between"].values)
+    ds = open_result(runs / "phases" / "result.nc")
+    phase, tension = np.asarray(ds["phase"].values), np.asarray(ds["hoist/tension_max_between"].values)
     rows = [r for r in page.tables["phases"][1:] if r[1][0] == "hoist/tension"]
     assert [r[0][0] for r in rows] == ["fall", "pay out"]
     printed = {line.split()[0]: line.split() for line in (runs / "phases" / "printed.txt").read_text().splitlines()

@@ -60,18 +60,18 @@ def test_interrupted_sweep_resumes_without_recomputing(system, tmp_path, monkeyp
     monkeypatch.setattr(sweep, "run_cell", lambda *a, **k: calls.append(a[-2:]) or real(*a, **k))
     resumed = run_sweep(system, q0, settings, tmp_path / "resumed")
     assert calls == [(1, 0), (1, 1)]  # only the cells that were missing
-    np.testing.assert_array_equal(full["line1__force"].values, resumed["line1__force"].values)
+    np.testing.assert_array_equal(full["line1/force"].values, resumed["line1/force"].values)
     np.testing.assert_array_equal(full["operable"].values, resumed["operable"].values)
     # the table carries its units, and its report (jaxmbd report FOLDER) holds its figures (1e-12)
     import re
 
     from jaxmbd.report import write_report
 
-    assert full["line1__force"].attrs["units"] == "N" and full["line1__force"].attrs["limit"] == 1e6
+    assert full["line1/force"].attrs["units"] == "N" and full["line1/force"].attrs["limit"] == 1e6
     page = write_report([tmp_path / "resumed"], tmp_path / "sweep.html").read_text()
     table = page[page.index('<table class="sweep"'):]
     got = [float(v) for v in re.findall(r'data-value="([^"]+)"', table[: table.index("</table>")])]
-    np.testing.assert_allclose(got, full["line1__force"].values.ravel(), rtol=1e-12)
+    np.testing.assert_allclose(got, full["line1/force"].values.ravel(), rtol=1e-12)
     assert "line1/force (N)" in page
 
 

@@ -33,7 +33,7 @@ def reference(system, tmp_path_factory):
 
 
 def _same_table(a, b):
-    for name in ("line1__force", "operable"):
+    for name in ("line1/force", "operable"):
         np.testing.assert_array_equal(a[name].values, b[name].values)
 
 
@@ -59,7 +59,7 @@ def test_a_cell_of_another_configuration_is_refused_then_recomputed_with_force(s
     forced = run_sweep(system, system.model.neutral(), settings, out, force=True, note=notes.append)
     fresh = run_sweep(system, system.model.neutral(), settings, tmp_path / "fresh")
     _same_table(forced, fresh)
-    assert not np.array_equal(forced["line1__force"].values, reference[1]["line1__force"].values)
+    assert not np.array_equal(forced["line1/force"].values, reference[1]["line1/force"].values)
 
 
 def test_a_changed_system_is_refused(system, reference, tmp_path):

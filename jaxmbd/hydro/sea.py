@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..tables import Key, default_of, float_array, keys
+from .spectra import Torsethaugen
 from .waves import (
     G_DEFAULT,
     JONSWAP,
@@ -130,7 +131,7 @@ class SeaState(eqx.Module):
 
 # --------------------------------------------------------------------------- the file form
 
-_WAVE_TYPES = ("jonswap", "pierson_moskowitz", "ochi_hubble", "tabulated", "regular", "recorded")
+_WAVE_TYPES = ("jonswap", "pierson_moskowitz", "torsethaugen", "ochi_hubble", "tabulated", "regular", "recorded")
 
 
 def _deg(rad) -> float:
@@ -138,7 +139,8 @@ def _deg(rad) -> float:
 
 
 WAVE_KEYS = keys(
-    Key("type", "string", doc="`jonswap`, `pierson_moskowitz`, `ochi_hubble`, `tabulated`, `regular`, `recorded`"),
+    Key("type", "string", doc="`jonswap`, `pierson_moskowitz`, `torsethaugen` (wind sea and swell from Hs and Tp, "
+        "DNV-RP-C205 3.5.6; Tp within [2 √Hs, 25] s), `ochi_hubble`, `tabulated`, `regular`, `recorded`"),
     Key("hs", "number", "m", doc="significant wave height (spectra), > 0", default_text="required (spectra)"),
     Key("tp", "number", "s", doc="peak period (spectra), > 0", default_text="required (spectra)"),
     Key("gamma", "number", "", default_of(JONSWAP, "gamma"), "JONSWAP peak enhancement γ ≥ 1"),
@@ -229,7 +231,7 @@ def _read_waves(reader, cfg):
     w = r.table(cfg["waves"], f, tuple(WAVE_KEYS))
     K = {k: v.default for k, v in WAVE_KEYS.items()}
     typ = r.string(w, f, "type", choices=_WAVE_TYPES)
-    own = {"jonswap": ("hs", "tp", "gamma", "sigma_a", "sigma_b"), "pierson_moskowitz": ("hs", "tp"),
+    own = {"jonswap": ("hs", "tp", "gamma", "sigma_a", "sigma_b"), "pierson_moskowitz": ("hs", "tp"), "torsethaugen": ("hs", "tp"),
            "tabulated": ("omega", "density"), "ochi_hubble": ("parts",), "regular": ("height", "period", "phase_deg"),
            "recorded": ("file", "dt", "elevation", "omega_min", "omega_max")}
     spectral = ("n_frequencies", "omega_min", "omega_max", "n_directions", "spreading", "spreading_kind", "random_frequencies")
@@ -262,6 +264,13 @@ def _read_waves(reader, cfg):
         if not np.all(parts > 0):
             r.fail(f"{f}.parts", f"expected rows of [Hs (m), Tp (s), λ], every one > 0; got {parts.tolist()}")
         spec = OchiHubble(parts)
+    elif typ == "torsethaugen":
+        hs, tp = r.number(w, f, "hs", gt=0.0), r.number(w, f, "tp", gt=0.0)
+        low, high = Torsethaugen.tp_range(hs)
+        if not low <= tp <= high:
+            r.fail(f"{f}.tp", f"expected a peak period within Torsethaugen's range [2 √Hs, 25] s = [{low:.3g}, {high:g}] s "
+                   f"for Hs {hs:g} m; got {tp:g}")
+        spec = Torsethaugen(hs, tp)
     elif typ == "jonswap":
         spec = JONSWAP(r.number(w, f, "hs", gt=0.0), r.number(w, f, "tp", gt=0.0), r.number(w, f, "gamma", K["gamma"], ge=1.0),
                        r.number(w, f, "sigma_a", K["sigma_a"], gt=0.0), r.number(w, f, "sigma_b", K["sigma_b"], gt=0.0))
