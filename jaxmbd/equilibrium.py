@@ -10,7 +10,7 @@ import numpy as np
 
 from ._xla import system_jit
 from .errors import SimulationError
-from .system import Inputs, System
+from .system import Inputs, System, driven_dofs
 
 
 def _flex_parts(system):
@@ -119,6 +119,7 @@ def static_equilibrium(system: System, q0=None, *, free=None, tol: float = 1e-10
     q = model.normalise(model.neutral() if q0 is None else jnp.asarray(q0, dtype=model.inertia.dtype))
     q = q.astype(model.inertia.dtype)
     mask = jnp.ones(model.nv, dtype=q.dtype) if free is None else jnp.asarray(free, dtype=q.dtype)
+    mask = mask.at[driven_dofs(system)].set(0.0)  # a prescribed body rests where its motion puts it
     qf = jnp.zeros(sum(k for _, k in _flex_parts(system)), dtype=q.dtype)
     zero = jnp.zeros(model.nv + qf.shape[0], dtype=q.dtype)
     if exact is None:

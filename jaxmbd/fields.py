@@ -30,6 +30,7 @@ SETTING_KINDS = {
     "joint": "joint name",
     "joints": "list of joint names",
     "names": "list of names",
+    "path": "path (relative to the system file)",
 }
 """What a :func:`setting` holds, and how the docs name it."""
 

@@ -22,7 +22,7 @@ from ._xla import system_jit
 from .equilibrium import EQUILIBRIUM_FD_STEP, rest_accelerations, static_equilibrium  # noqa: F401  (their home before)
 from .errors import InputError, SimulationError
 from .results import Result
-from .system import Inputs, System
+from .system import Inputs, System, drive_saves
 from .validity import SLACK_FRACTION
 
 _FIXED = ("rk4", "tsit5", "dopri5", "heun", "euler")
@@ -348,13 +348,12 @@ def solve_with_extremes(system, y0, ts, integrator, waves, params, dynamics, tra
         forcing = system.inputs(waves, params)
         ys = _fixed_step_solve(system, y0, ts_np[0], integrator.dt, ts_np.size - 1, int(round(per)), forcing,
                                integrator.method, dynamics, integrator.checkpoint, track)
+        ext, ds = None, None
         if dynamics and track:
             ys, ds, ext = ys
-            return Solution(ys, jnp.asarray(True), ds), ext
-        if dynamics:
+        elif dynamics:
             ys, ds = ys
-            return Solution(ys, jnp.asarray(True), ds), None
-        return Solution(ys, jnp.asarray(True)), None
+        return Solution(drive_saves(system, ts_np, ys, forcing), jnp.asarray(True), ds), ext
     max_steps = integrator.steps_for(duration)
     ts = jnp.asarray(ts)
     with warnings.catch_warnings():
@@ -362,7 +361,8 @@ def solve_with_extremes(system, y0, ts, integrator, waves, params, dynamics, tra
         # diffrax's dtype check flags as "complex support is a work in progress"
         warnings.filterwarnings("ignore", message="Complex dtype support in Diffrax")
         sol = _diffrax_solve(system, integrator, ts, y0, waves, params, max_steps)
-    return Solution(sol.ys, sol.result == diffrax.RESULTS.successful), None
+    ys = drive_saves(system, ts, sol.ys, system.inputs(waves, params)) if system.drivers else sol.ys
+    return Solution(ys, sol.result == diffrax.RESULTS.successful), None
 
 
 def _diffrax_solve(system, integrator, ts, y0, waves, params, max_steps):

@@ -26,7 +26,7 @@ import numpy as np
 
 from . import spatial
 from .dynamics import forward_dynamics
-from .dynamics.coupled import coupled_forward_dynamics, flexible_accelerations, mass_matrix_equations
+from .dynamics.coupled import coupled_forward_dynamics, driven_accelerations, flexible_accelerations, mass_matrix_equations
 from .errors import InputError, InputTypeError
 from .kinematics import Kinematics
 from .model import Model
@@ -330,6 +330,9 @@ class System(eqx.Module):
         g = _magnitude(self.model.gravity)
         if self.waves is not None and g and getattr(self.waves, "g", g) != g:
             self.waves = dataclasses.replace(self.waves, g=g)
+        spectrum = getattr(self.waves, "spectrum", None)  # and so does a spectrum shaped by gravity (Torsethaugen's γ)
+        if spectrum is not None and g and getattr(spectrum, "g", g) != g:
+            self.waves = dataclasses.replace(self.waves, spectrum=dataclasses.replace(spectrum, g=g))
         gusts = max((getattr(f, "gust_frequencies", 0) for f in self.forces), default=0)  # the wind's gusts: drawn with the waves
         if self.waves is not None and gusts > getattr(self.waves, "gust_frequencies", gusts):
             self.waves = dataclasses.replace(self.waves, gust_frequencies=gusts)
@@ -364,6 +367,12 @@ class System(eqx.Module):
         dup = {n for n in names if names.count(n) > 1}
         if dup:
             raise ModelError(f"{self.name}: duplicate element names {sorted(dup)}")
+        check_drivers(self)
+
+    @property
+    def drivers(self) -> tuple:
+        """The elements that prescribe a body's motion (``drives``): a vessel given by its RAOs."""
+        return tuple(f for f in self.forces if getattr(f, "drives", False))
 
     @property
     def elements(self) -> tuple:
@@ -417,6 +426,8 @@ class System(eqx.Module):
         return Inputs(waves, self.prepare(waves), params)
 
     def context(self, t, q, v, waves=None, params=None, prepared=None) -> Context:
+        if self.drivers:  # a prescribed body is where its motion says, whatever the state holds
+            q, v, _ = drive(self, t, q, v, prepared)
         return Context(t, q, v, Kinematics.compute(self.model, q, v), self.model, waves, params, prepared)
 
     def loads(self, t, q, v, z, forcing=None):
@@ -457,7 +468,7 @@ class System(eqx.Module):
         q = self.model.normalise(q)
         f_ext, tau, zdot, ctx = self.loads(t, q, v, z, forcing)
         vdot, zdot = self._accelerations(ctx, z, f_ext, tau, zdot)
-        return (self.model.qdot(q, v), vdot, zdot), f_ext
+        return (self.model.qdot(ctx.q, ctx.v), vdot, zdot), f_ext
 
     def tracked_outputs(self) -> tuple:
         """Outputs whose largest and smallest values a fixed-step run takes at every step, not only at the
@@ -503,6 +514,10 @@ class System(eqx.Module):
         """(v̇, ż) from the summed loads: ABA, or the mass-matrix routes (flexible bodies, coupled inertia,
         closed loops)."""
         q, v = ctx.q, ctx.v
+        if self.drivers:  # the prescribed joints' accelerations given, the others' from the mass matrix
+            M, b = mass_matrix_equations(self.model, ctx, tau, f_ext, self.extra_inertia(ctx), self.coupled_inertia(ctx))
+            a = drive(self, ctx.t, q, v, ctx.prepared)[2]
+            return driven_accelerations(M, b, driven_dofs(self), a), zdot
         if self.loops:
             return self._loop_solve(ctx, f_ext, tau)[0], zdot
         if any(f.n_flex for f in self.forces):
@@ -591,3 +606,57 @@ def energy(system: System, q, v):
 
     return total_energy(system.model, q, v)
 
+
+# --------------------------------------------------------------------------- prescribed motions
+
+
+def check_drivers(system: System):
+    """Prescribed motions (a vessel given by its RAOs): one per body, each checked against the model and the
+    sea; not with closed loops or flexible bodies (their routes solve every coordinate)."""
+    from .joints import ModelError
+
+    drivers = system.drivers
+    bodies = [f.body for f in drivers]
+    if len(set(bodies)) < len(bodies):
+        raise ModelError(f"{system.name}: two prescribed motions on one body ({sorted(bodies)})")
+    if drivers and (system.loops or any(f.n_flex for f in system.forces)):
+        raise ModelError(f"{system.name}: a prescribed motion ({drivers[0].name!r}) with closed loops or flexible bodies is not "
+                         "supported")
+    for f in drivers:
+        try:
+            f.check(system.model, system.waves)
+        except (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError):
+            pass  # rebuilt with traced leaves inside a run: checked when it was built with numbers
+
+
+def driven_dofs(system: System) -> np.ndarray:
+    """Indices into v of the prescribed joints' velocities (static)."""
+    idx = [np.arange(system.model.v_start[i], system.model.v_start[i] + system.model.joints[i].nv)
+           for i in (system.model.index(f.body) for f in system.drivers)]
+    return np.concatenate(idx) if idx else np.zeros(0, int)
+
+
+def drive_saves(system: System, ts, ys, forcing):
+    """Saved states ``ys`` ((q, v, z), a leading time axis at ``ts``) with the prescribed joints' coordinates and
+    velocities where their motion puts them (the integrated ones differ by a start off the motion's, or
+    round-off): a result's ``q`` and ``v`` say what its outputs say."""
+    if not system.drivers:
+        return ys
+    prepared = forcing.prepared if forcing is not None else None
+    q, v, z = ys
+    q, v = jax.vmap(lambda t, q, v: drive(system, t, q, v, prepared)[:2])(jnp.asarray(ts), q, v)
+    return q, v, z
+
+
+def drive(system: System, t, q, v, prepared):
+    """(q, v) with the prescribed joints' coordinates and velocities at time t, and their accelerations."""
+    model, acc = system.model, []
+    q, v = jnp.asarray(q), jnp.asarray(v)
+    for f in system.drivers:
+        i = model.index(f.body)
+        qj, vj, aj = f.joint_state(model, t, prepared.get(f.name) if prepared else None)
+        qs, vs = model.q_start[i], model.v_start[i]
+        q = q.at[qs:qs + qj.shape[0]].set(qj.astype(q.dtype))
+        v = v.at[vs:vs + vj.shape[0]].set(vj.astype(v.dtype))
+        acc.append(aj.astype(v.dtype))
+    return q, v, (jnp.concatenate(acc) if acc else None)

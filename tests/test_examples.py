@@ -13,7 +13,8 @@ FILES = sorted(EXAMPLES.glob("*.toml"))
 # seconds simulated by the slow check (a scenario's phases set their own); what each run must write
 SHORT = {"four_bar": ("5", ["pin/force", "pin/error"]), "moored_barge": ("20", ["spread/fairlead_tension", "hull/eta"]),
          "heave_compensated_lift": ("20", ["hoist/tension", "hoist/length"]), "lift_in_phases": (None, ["hoist/tension"]),
-         "wind_and_swell_lift": ("20", ["module_wind/force", "module_wind/moment", "module_wind/speed"])}
+         "wind_and_swell_lift": ("20", ["module_wind/force", "module_wind/moment", "module_wind/speed"]),
+         "lift_on_raos": ("20", ["ship/eta", "ship/load_ratio", "hoist/tension"])}
 
 
 def test_every_example_is_in_the_readme_and_the_check():

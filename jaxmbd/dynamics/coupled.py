@@ -10,6 +10,7 @@ whole is solved by Cholesky; the closed loops start from the same equations
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
 from jax.scipy.linalg import cho_factor, cho_solve
 
 from ..kinematics import body_jacobian
@@ -39,6 +40,18 @@ def coupled_forward_dynamics(model, ctx, tau, f_ext, extra, coupled):
     M and the inverse dynamics (:func:`mass_matrix_equations`)."""
     M, rhs = mass_matrix_equations(model, ctx, tau, f_ext, extra, coupled)
     return cho_solve(cho_factor(M), rhs)
+
+
+def driven_accelerations(M, b, driven, a_driven):
+    """v̇ of M v̇ = b where the velocities ``driven`` (indices, static) have the prescribed accelerations
+    ``a_driven``: the others from M_ff v̇_f = b_f − M_fd a_d (Cholesky), the reaction on the driven ones left out."""
+    nv = M.shape[0]
+    free = np.setdiff1d(np.arange(nv), driven)
+    if not free.size:
+        return jnp.asarray(a_driven, dtype=b.dtype)
+    rhs = b[free] - M[np.ix_(free, driven)] @ a_driven
+    vf = cho_solve(cho_factor(M[np.ix_(free, free)]), rhs)
+    return jnp.zeros(nv, dtype=b.dtype).at[free].set(vf).at[driven].set(a_driven)
 
 
 def flexible_accelerations(model, ctx, flex, z, f_ext, tau, zdot, extra):

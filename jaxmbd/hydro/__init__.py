@@ -24,7 +24,9 @@ from jaxmbd.hydro.radiation import (
     fit_radiation,
     retardation_function,
 )
+from jaxmbd.hydro.rao_motion import RaoMotion, RaoTable, read_rao, write_rao_csv
 from jaxmbd.hydro.sea import SeaState
+from jaxmbd.hydro.spectra import Torsethaugen
 from jaxmbd.hydro.waves import (
     JONSWAP,
     OchiHubble,
@@ -48,6 +50,11 @@ __all__ = [
     "RecordedWave",
     "RegularWave",
     "TabulatedSpectrum",
+    "Torsethaugen",
+    "RaoMotion",
+    "RaoTable",
+    "read_rao",
+    "write_rao_csv",
     "WaveComponents",
     "complex_amplitudes",
     "elevation",

@@ -92,6 +92,8 @@ def _element_value(reader, spec, e, f, key):
             r.fail(where, "expected at least one name")
         reader.names(names, where, what="joint")
         return names
+    if spec.kind == "path":
+        return str(r.path(e, f, key))
     if spec.kind == "names":
         names = tuple(r.strings(e, f, key))
         if not names:
