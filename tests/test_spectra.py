@@ -164,3 +164,48 @@ tp = [8.0, 12.0]
                                               r"for Hs 4 m; got 3") as err:
         jaxmbd.load_system(path)
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("sigma_deg", [10.0, 30.0, 60.0])
+def test_the_wrapped_normal_spreading(tmp_path, sigma_deg):
+    """D(θ) of a normal distribution σ wrapped round the circle: ∫ D dθ = 1 and ∫ D cos(θ − θ̄) dθ = exp(−σ²/2), its
+    mean resultant length (trapezoidal rule on 200,001 points: 1e-9); a realisation's directions span θ̄ ± π; in a file
+    ``spreading_sigma_deg`` sets σ, and a cos²ˢ exponent beside it is one line."""
+    from jaxmbd.hydro.waves import spreading_function
+
+    sigma = math.radians(sigma_deg)
+    theta = np.linspace(-np.pi, np.pi, 200001) + 0.4
+    d = np.asarray(spreading_function(theta, 0.4, sigma, "wrapped_normal"))
+    assert float(np.trapezoid(d, theta)) == pytest.approx(1.0, abs=1e-9)
+    assert float(np.trapezoid(d * np.cos(theta - 0.4), theta)) == pytest.approx(math.exp(-0.5 * sigma**2), abs=1e-9)
+    sea = SeaState(spectrum=JONSWAP(2.0, 8.0), n_frequencies=4, n_directions=12, spreading=sigma, spreading_kind="wrapped_normal",
+                   random_frequencies=False, mean_direction=0.4)
+    dirs = np.asarray(sea.realise(jax.random.key(0)).direction)[:12]
+    np.testing.assert_allclose(dirs, 0.4 - np.pi + 2 * np.pi / 12 * (np.arange(12) + 0.5), atol=1e-12)
+    text = f"""
+name = "spread"
+[[bodies]]
+name = "buoy"
+joint = "prismatic"
+axis = [0, 0, 1]
+mass = 1000.0
+radii_of_gyration = [1.0, 1.0, 1.0]
+[waves]
+type = "jonswap"
+hs = 2.0
+tp = 8.0
+n_directions = 9
+spreading_kind = "wrapped_normal"
+spreading_sigma_deg = {sigma_deg}
+[simulation]
+duration = 10.0
+method = "rk4"
+dt = 0.1
+"""
+    path = tmp_path / "w.toml"
+    path.write_text(text)
+    waves = jaxmbd.load_system(path).system.waves
+    assert waves.spreading == pytest.approx(sigma) and waves.spreading_kind == "wrapped_normal"
+    path.write_text(text.replace("n_directions = 9", "n_directions = 9\nspreading = 2.0"))
+    with pytest.raises(SystemFileError, match=r"waves.spreading: .*the wrapped normal takes spreading_sigma_deg"):
+        jaxmbd.load_system(path)

@@ -17,6 +17,7 @@ from .waves import (
     G_DEFAULT,
     JONSWAP,
     SPREADING,
+    WHOLE_CIRCLE,
     Current,
     OchiHubble,
     PiersonMoskowitz,
@@ -47,6 +48,7 @@ class SeaState(eqx.Module):
     omega_max: float = eqx.field(static=True, default=2.5)
     n_directions: int = eqx.field(static=True, default=1)
     spreading: float = eqx.field(static=True, default=1.0)
+    """The spreading's parameter: cos²ˢ's exponent s, or the wrapped normal's σ (rad)."""
     spreading_kind: str = eqx.field(static=True, default="cos2s")
     random_frequencies: bool = eqx.field(static=True, default=True)
     water_depth: float = eqx.field(static=True, default=math.inf)
@@ -73,7 +75,7 @@ class SeaState(eqx.Module):
             return np.atleast_1d(float(self.regular.direction if mean is None else mean))
         mean = float(self.mean_direction if mean is None else mean)
         m = self.n_directions
-        half = np.pi if self.spreading_kind == "cos2s_full" else 0.5 * np.pi
+        half = np.pi if self.spreading_kind in WHOLE_CIRCLE else 0.5 * np.pi
         return np.array([mean]) if m == 1 else mean + np.linspace(-half, half, 2 * m + 1)
 
     def energy_fraction(self) -> float | None:
@@ -168,7 +170,10 @@ WAVE_KEYS = keys(
     Key("n_directions", "integer", "", default_of(SeaState, "n_directions"), "short-crested seas: directions"),
     Key("spreading", "number", "", default_of(SeaState, "spreading"), "short-crested seas: cos²ˢ exponent s"),
     Key("spreading_kind", "string", "", default_of(SeaState, "spreading_kind"), "short-crested seas: `cos2s`, "
-        "cos^{2s}(θ − θ̄) over the half plane, or `cos2s_full`, cos^{2s}((θ − θ̄)/2) over the whole circle"),
+        "cos^{2s}(θ − θ̄) over the half plane, `cos2s_full`, cos^{2s}((θ − θ̄)/2) over the whole circle, or "
+        "`wrapped_normal`, a normal distribution of `spreading_sigma_deg` wrapped round the circle"),
+    Key("spreading_sigma_deg", "number", "deg", None, "the wrapped normal's standard deviation σ, > 0 and at most 60",
+        "required (wrapped_normal)"),
     Key("random_frequencies", "bool", "", default_of(SeaState, "random_frequencies"), "one random frequency per bin"),
     Key("water_depth", "number", "m", default_of(SeaState, "water_depth"), "water depth (inf: deep water)"),
 )
@@ -234,7 +239,8 @@ def _read_waves(reader, cfg):
     own = {"jonswap": ("hs", "tp", "gamma", "sigma_a", "sigma_b"), "pierson_moskowitz": ("hs", "tp"), "torsethaugen": ("hs", "tp"),
            "tabulated": ("omega", "density"), "ochi_hubble": ("parts",), "regular": ("height", "period", "phase_deg"),
            "recorded": ("file", "dt", "elevation", "omega_min", "omega_max")}
-    spectral = ("n_frequencies", "omega_min", "omega_max", "n_directions", "spreading", "spreading_kind", "random_frequencies")
+    spectral = ("n_frequencies", "omega_min", "omega_max", "n_directions", "spreading", "spreading_kind", "spreading_sigma_deg",
+                "random_frequencies")
     for key in w:
         if key in ("type", "direction_deg", "water_depth") or key in own[typ] or (typ not in ("regular", "recorded") and key in spectral):
             continue
@@ -285,11 +291,24 @@ def _read_waves(reader, cfg):
         omega_min=wmin,
         omega_max=wmax,
         n_directions=r.integer(w, f, "n_directions", K["n_directions"], ge=1),
-        spreading=r.number(w, f, "spreading", K["spreading"], gt=0.0),
+        spreading=_spreading(r, w, f, K),
         spreading_kind=r.string(w, f, "spreading_kind", K["spreading_kind"], choices=SPREADING),
         random_frequencies=r.boolean(w, f, "random_frequencies", K["random_frequencies"]),
         water_depth=depth,
     )
+
+
+def _spreading(r, w, f, K) -> float:
+    """The spreading's parameter: cos²ˢ's exponent s (`spreading`), or the wrapped normal's σ in rad (from
+    `spreading_sigma_deg`); each refused where the other kind is asked for."""
+    kind = r.string(w, f, "spreading_kind", K["spreading_kind"], choices=SPREADING)
+    if kind == "wrapped_normal":
+        if "spreading" in w:
+            r.fail(f"{f}.spreading", "a cos²ˢ exponent; the wrapped normal takes spreading_sigma_deg")
+        return math.radians(r.number(w, f, "spreading_sigma_deg", gt=0.0, le=60.0))
+    if "spreading_sigma_deg" in w:
+        r.fail(f"{f}.spreading_sigma_deg", "the wrapped normal's σ; give spreading_kind = 'wrapped_normal', or spreading (s)")
+    return r.number(w, f, "spreading", K["spreading"], gt=0.0)
 
 
 def _read_record(reader, w, f):

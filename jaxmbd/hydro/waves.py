@@ -313,9 +313,13 @@ class TabulatedSpectrum(eqx.Module):
         return jnp.interp(jnp.asarray(omega, dtype=float), self.omega, self.values, left=0.0, right=0.0)
 
 
-SPREADING = ("cos2s", "cos2s_full")
+SPREADING = ("cos2s", "cos2s_full", "wrapped_normal")
 """The spreading functions: ``cos2s``, cos^{2s}(θ − θ̄) over the half plane (Cibicik et al. 2019); ``cos2s_full``,
-cos^{2s}((θ − θ̄)/2) over the whole circle (Longuet-Higgins' form; DNV-RP-C205 gives both)."""
+cos^{2s}((θ − θ̄)/2) over the whole circle (Longuet-Higgins' form; DNV-RP-C205 gives both); ``wrapped_normal``, a
+normal distribution of standard deviation σ wrapped round the circle (its ``spreading`` is σ in rad)."""
+
+WHOLE_CIRCLE = ("cos2s_full", "wrapped_normal")
+"""The spreading functions whose directions span θ̄ ± π (the others θ̄ ± π/2)."""
 
 
 def spreading_function(theta, mean_direction=0.0, s=1, kind: str = "cos2s"):
@@ -324,7 +328,9 @@ def spreading_function(theta, mean_direction=0.0, s=1, kind: str = "cos2s"):
         D(θ) = C_s cos^{2s}(θ − θ̄)   for |θ − θ̄| < π/2,   0 otherwise,
         C_s = Γ(s + 1) / (√π Γ(s + 1/2)),   ∫ D dθ = 1;
 
-    ``kind = "cos2s_full"``, D(θ) = (C_s / 2) cos^{2s}((θ − θ̄)/2) over the whole circle (∫ D dθ = 1).
+    ``kind = "cos2s_full"``, D(θ) = (C_s / 2) cos^{2s}((θ − θ̄)/2) over the whole circle (∫ D dθ = 1);
+    ``kind = "wrapped_normal"``, D(θ) = Σ_k exp(−(θ − θ̄ + 2πk)² / 2σ²) / (σ √(2π)) with σ = ``s`` (rad), k from −3
+    to 3 (the next terms below 1e-16 of the first for σ ≤ 60°; ∫ D cos(θ − θ̄) dθ = exp(−σ²/2)).
 
     s = 1 is Cibicik et al. (2019), eq. 3: D = (2/π) cos²(θ − θ̄). (This is the
     "cos^{2s}(θ − θ̄), |θ − θ̄| < π/2" family, not the full-circle
@@ -333,6 +339,9 @@ def spreading_function(theta, mean_direction=0.0, s=1, kind: str = "cos2s"):
     if kind not in SPREADING:
         raise InputError(f"spreading kind must be one of {', '.join(SPREADING)}, got {kind!r}")
     d = jnp.angle(jnp.exp(1j * (jnp.asarray(theta) - mean_direction)))
+    if kind == "wrapped_normal":
+        k = 2.0 * jnp.pi * jnp.arange(-3, 4)
+        return jnp.sum(jnp.exp(-((d[..., None] + k) ** 2) / (2.0 * s * s)), axis=-1) / (s * math.sqrt(2.0 * math.pi))
     c = math.gamma(s + 1.0) / (math.sqrt(math.pi) * math.gamma(s + 0.5))
     if kind == "cos2s_full":  # D = C/2 cos^{2s}(θ/2) over (−π, π]: the same C, half of it
         return 0.5 * c * jnp.cos(0.5 * d) ** (2 * s)
@@ -441,7 +450,7 @@ def realise(
     of width Δω; each component frequency is drawn uniformly inside its bin
     (``random_frequencies=True``, so the record does not repeat after 2π/Δω) or
     sits at the bin centre. Directions: ``n_directions`` = M equal bins of width
-    Δθ = π/M over θ̄ ± π/2 (θ̄ ± π for ``spreading_kind = "cos2s_full"``) (centres, or one uniform draw per bin when
+    Δθ = π/M over θ̄ ± π/2 (θ̄ ± π for ``spreading_kind`` ``"cos2s_full"`` and ``"wrapped_normal"``) (centres, or one uniform draw per bin when
     ``random_directions``, default = ``random_frequencies``); weights
     w_j = D(θ_j)Δθ / Σ D Δθ from :func:`spreading_function` with s =
     ``spreading``. M = 1 is long-crested along ``mean_direction``.
@@ -473,7 +482,7 @@ def realise(
         theta = jnp.full((1,), mean_direction, dtype=float)
         weights = jnp.ones((1,))
     else:
-        width = 2.0 * jnp.pi if spreading_kind == "cos2s_full" else jnp.pi  # the directions' range, about the mean
+        width = 2.0 * jnp.pi if spreading_kind in WHOLE_CIRCLE else jnp.pi  # the directions' range, about the mean
         d_theta = width / m
         theta_c = mean_direction - 0.5 * width + d_theta * (jnp.arange(m) + 0.5)
         if random_directions:
