@@ -11,7 +11,8 @@ reference point's roll, pitch and yaw (z-y-x), as a hydrodynamic body's ``eta``.
 
 **Range.**  The motion is linear in the waves and prescribed: the loads of what hangs on the vessel do not move
 it (a lift whose load is a small part of the displacement; the run's ``load_ratio`` is the hung mass over the
-vessel's, and a run says when it is above 2 %, :attr:`RaoMotion.LOAD_RATIO`).  Frequencies and headings outside the table are refused when the system is built, not clamped.
+vessel's, and a run says when it is above 2 %, :attr:`RaoMotion.LOAD_RATIO`).  Frequencies and headings outside
+the table are refused when the system is built, not clamped.
 """
 
 from __future__ import annotations
