@@ -145,3 +145,41 @@ def test_gusts_have_the_npd_spectrums_variance_and_are_drawn_with_each_realisati
     path.write_text(FILE.format(z=30.0, profile='gust = "npd"'))
     with pytest.raises(jaxmbd.io.system_file.SystemFileError, match="the wind's gusts are drawn with each realisation of the sea"):
         jaxmbd.load_system(path)
+
+
+@pytest.mark.parametrize("kind, extra", [("npd", ""), ("api", ""), ("kaimal", "turbulence_intensity = 0.12")])
+def test_a_long_realisation_has_its_gust_spectrums_moments(tmp_path, kind, extra):
+    """Each gust spectrum at 30 m in a 20 m/s wind, one realisation of 24 hours sampled every second at the module: the
+    gust's variance (m0) and its rate's (m2, the time derivative in forward mode) within 3 % of the components'
+    Σ a²/2 and Σ a² (2πf)²/2 (what the band holds; the realisation's cross terms between neighbouring frequencies
+    are what is left); API's and Kaimal's spectra integrate to σ² = (I U)² over all frequencies (1e-3: the f^−5/3
+    tail beyond 10⁴ Hz); ``turbulence_intensity`` without the Kaimal spectrum is one line."""
+    import jax
+    import jax.numpy as jnp
+
+    from jaxmbd.forces.wind import API_PEAK, gust_components, gust_spectrum
+
+    path = tmp_path / f"{kind}.toml"
+    path.write_text(FILE.format(z=30.0, profile=f'gust = "{kind}"\n{extra}') + "\n[current]\nspeed = 0.0\n")
+    system = jaxmbd.load_system(path).system
+    y0 = initial_state(system)
+    forcing = system.inputs(system.waves.realise(jax.random.key(11)))
+
+    def speed(t):
+        return system.outputs(t, y0, forcing)["wind/speed"]
+
+    ts = jnp.arange(0.0, 24 * 3600.0, 1.0)
+    u, du = jax.vmap(lambda t: jax.jvp(speed, (t,), (jnp.ones_like(t),)))(ts)
+    f, a = gust_components(20.0, 30.0, kind=kind, intensity=0.12)
+    a = np.asarray(a)
+    assert float(np.var(np.asarray(u))) == pytest.approx(float(np.sum(a**2) / 2), rel=0.03)
+    assert float(np.mean(np.asarray(du) ** 2)) == pytest.approx(float(np.sum(a**2 * (2 * np.pi * f) ** 2) / 2), rel=0.03)
+    if kind != "npd":
+        fine = np.geomspace(1e-7, 1e4, 400001)
+        total = float(np.trapezoid(np.asarray(gust_spectrum(kind, fine, 20.0, 20.0, 30.0, 0.12)), fine))
+        sigma = (0.12 if kind == "kaimal" else 0.15 * (30.0 / 20.0) ** -0.275) * 20.0
+        assert total == pytest.approx(sigma**2, rel=1e-3) and API_PEAK == 0.025
+    if kind == "kaimal":
+        path.write_text(FILE.format(z=30.0, profile='gust = "api"\nturbulence_intensity = 0.12') + "\n[current]\nspeed = 0.0\n")
+        with pytest.raises(jaxmbd.io.system_file.SystemFileError, match=r"forces\[0\]\.turbulence_intensity: the Kaimal spectrum's"):
+            jaxmbd.load_system(path)

@@ -13,7 +13,10 @@ from ..system import Context, Contribution, ForceElement
 from .current_load import HullCurrentLoad, coefficient_contribution, coefficient_load
 
 PROFILES = ("uniform", "power_law", "logarithmic")
-GUSTS = ("none", "npd")
+GUSTS = ("none", "npd", "api", "kaimal")
+"""The gust spectra: NPD (Frøya), API and Kaimal (:func:`gust_spectrum`)."""
+API_PEAK = 0.025
+"""a of the API spectrum's f_p = a U(z)/z (API RP 2A; DNV-RP-C205 allows 0.01 to 0.1)."""
 GUST_FREQUENCIES = 200
 """Gust frequencies of a realisation: geometric bins from one an hour to 0.5 Hz (:data:`GUST_BAND_HZ`)."""
 GUST_BAND_HZ = (1.0 / 3600.0, 0.5)
@@ -29,9 +32,9 @@ class WindDrag(ForceElement):
     world axes; ``speed`` (m/s) the wind at the point (the mean, with the gust when there is one); ``height`` (m)
     the point above the still water.
     Range: a profile holds above the sea (z > z₀ for the logarithmic one; z > 0 for the power law); below
-    it the speed is taken at that lowest height, and the run says so.  ``gust = "npd"`` adds the along-wind
-    gust of the NPD spectrum (:func:`npd_spectrum`, U₁₀ the profile's speed at 10 m taken as the one-hour
-    mean) drawn with each wave realisation: one point's spectrum, the same phases for every wind element of
+    it the speed is taken at that lowest height, and the run says so.  ``gust`` adds the along-wind gust of
+    the NPD, API or Kaimal spectrum (:func:`gust_spectrum`; the profile's speeds taken as one-hour means)
+    drawn with each wave realisation: one point's spectrum, the same phases for every wind element of
     the system (fully coherent over the structure, conservative for a large area), no lateral or vertical
     gust; its highest frequency (0.5 Hz) needs a step of at most about 0.25 s."""
 
@@ -56,8 +59,10 @@ class WindDrag(ForceElement):
     reference_height: jnp.ndarray = parameter(unit="m", bound=(">", 0.0), default=10.0, doc="H, where `speed` is given")
     exponent: jnp.ndarray = parameter(unit="", bound=(">=", 0.0), default=0.12, doc="α of the power law (0.12: open sea)")
     roughness: jnp.ndarray = parameter(unit="m", bound=(">", 0.0), default=1.0e-4, doc="z₀ of the logarithmic profile (open sea)")
-    gust: str = setting("string", default="none", choices=GUSTS, doc="`npd`: the wind's gusts from the NPD (Frøya) spectrum at "
-                        "the point's height, drawn with each wave realisation (`none`: the mean wind only)")
+    gust: str = setting("string", default="none", choices=GUSTS, doc="the wind's gusts at the point's height, drawn with each "
+                        "wave realisation: `npd` (Frøya), `api` or `kaimal` (with `turbulence_intensity`); `none`: the mean wind only")
+    turbulence_intensity: jnp.ndarray = parameter(unit="", bound=(">", 0.0), default=0.1, doc="σ_u / U(z) of the Kaimal "
+                                                  "spectrum (`gust = \"kaimal\"` only)")
 
     @property
     def gust_frequencies(self) -> int:
@@ -66,6 +71,7 @@ class WindDrag(ForceElement):
     @classmethod
     def file_rules(cls, values, given, fail):
         profile_rules(values, given, fail)
+        gust_rules(values, given, fail)
 
     def _lowest(self):
         return lowest_height(self)
@@ -111,12 +117,48 @@ def npd_spectrum(f, u10, z):
     return 320.0 * (u10 / 10.0) ** 2 * (z / 10.0) ** 0.45 / (1.0 + ft**n) ** (5.0 / (3.0 * n))
 
 
-def gust_components(u10, z, n: int = GUST_FREQUENCIES):
+def api_spectrum(f, uz, z):
+    """The API spectrum of the along-wind speed at height ``z`` (m) in a one-hour mean wind ``uz`` (m/s) there,
+    one-sided, m²/s² per Hz (API RP 2A; DNV-RP-C205 2.3.5): S(f) = σ² / (f_p (1 + 1.5 f/f_p)^(5/3)), f_p = a U(z)/z
+    (a = :data:`API_PEAK`), σ = I(z) U(z), I(z) = 0.15 (z/20)^−0.125 up to 20 m and 0.15 (z/20)^−0.275 above; its
+    integral over all f is σ²."""
+    fp = API_PEAK * uz / z
+    intensity = 0.15 * jnp.where(z <= 20.0, (z / 20.0) ** -0.125, (z / 20.0) ** -0.275)
+    return (intensity * uz) ** 2 / (fp * (1.0 + 1.5 * f / fp) ** (5.0 / 3.0))
+
+
+def kaimal_spectrum(f, uz, z, intensity):
+    """The Kaimal spectrum of the along-wind speed at height ``z`` (m) in a mean wind ``uz`` (m/s) there with
+    turbulence ``intensity`` I, one-sided, m²/s² per Hz (IEC 61400-1): S(f) = σ² (4 L/U) / (1 + 6 f L/U)^(5/3),
+    σ = I U, L = 8.1 Λ, Λ = 0.7 z up to 60 m and 42 m above; its integral over all f is σ²."""
+    length = 8.1 * jnp.where(z <= 60.0, 0.7 * z, 42.0)
+    return (intensity * uz) ** 2 * 4.0 * length / uz / (1.0 + 6.0 * f * length / uz) ** (5.0 / 3.0)
+
+
+def gust_spectrum(kind: str, f, u10, uz, z, intensity=0.1):
+    """S(f) (m²/s² per Hz) of the gust ``kind`` (``npd``, ``api``, ``kaimal``) at height ``z`` (m), with the one-hour
+    mean wind ``u10`` at 10 m (NPD's parameter) and ``uz`` at z (API's and Kaimal's)."""
+    if kind == "npd":
+        return npd_spectrum(f, u10, z)
+    if kind == "api":
+        return api_spectrum(f, uz, z)
+    return kaimal_spectrum(f, uz, z, intensity)
+
+
+def gust_components(u10, z, n: int = GUST_FREQUENCIES, kind: str = "npd", uz=None, intensity=0.1):
     """(frequencies Hz, amplitudes m/s) of ``n`` gust components over geometric bins of :data:`GUST_BAND_HZ`:
-    a_j = √(2 S(f_j) Δf_j) at each bin's geometric centre, so Σ a_j²/2 is the band's variance."""
+    a_j = √(2 S(f_j) Δf_j) at each bin's geometric centre, so Σ a_j²/2 is the band's variance (:func:`gust_spectrum`;
+    ``uz``: the mean wind at z, default ``u10``)."""
     edges = np.geomspace(*GUST_BAND_HZ, n + 1)
     f = np.sqrt(edges[:-1] * edges[1:])
-    return f, jnp.sqrt(2.0 * npd_spectrum(jnp.asarray(f), u10, z) * jnp.asarray(np.diff(edges)))
+    s = gust_spectrum(kind, jnp.asarray(f), u10, u10 if uz is None else uz, z, intensity)
+    return f, jnp.sqrt(2.0 * s * jnp.asarray(np.diff(edges)))
+
+
+def gust_rules(values, given, fail):
+    """``turbulence_intensity`` belongs to the Kaimal spectrum."""
+    if "turbulence_intensity" in given and values.get("gust", "none") != "kaimal":
+        fail("turbulence_intensity", "the Kaimal spectrum's; give gust = \"kaimal\" or leave it out")
 
 
 def gust_speed(el, ctx: Context, z):
@@ -126,7 +168,8 @@ def gust_speed(el, ctx: Context, z):
     phases = None if ctx.waves is None else getattr(ctx.waves, "gust_phase", None)
     if el.gust == "none" or phases is None:
         return 0.0
-    f, a = gust_components(profile_speed(el, 10.0), jnp.maximum(z, 1.0), phases.shape[-1])
+    z = jnp.maximum(z, 1.0)
+    f, a = gust_components(profile_speed(el, 10.0), z, phases.shape[-1], el.gust, profile_speed(el, z), el.turbulence_intensity)
     return jnp.sum(a * jnp.cos(2.0 * jnp.pi * jnp.asarray(f) * ctx.t + phases))
 
 
@@ -197,6 +240,7 @@ class HullWindLoad(ForceElement):
     exponent: jnp.ndarray = parameter(unit="", bound=(">=", 0.0), default=0.12, doc="α of the power law")
     roughness: jnp.ndarray = parameter(unit="m", bound=(">", 0.0), default=1.0e-4, doc="z₀ of the logarithmic profile")
     gust: str = setting("string", default="none", choices=GUSTS, doc="as `wind`'s")
+    turbulence_intensity: jnp.ndarray = parameter(unit="", bound=(">", 0.0), default=0.1, doc="as `wind`'s")
 
     @property
     def gust_frequencies(self) -> int:
@@ -206,6 +250,7 @@ class HullWindLoad(ForceElement):
     def file_rules(cls, values, given, fail):
         HullCurrentLoad.file_rules(values, given, fail)
         profile_rules(values, given, fail)
+        gust_rules(values, given, fail)
 
     def _load(self, ctx: Context):
         pos, _ = ctx.point(self.body, self.point)
