@@ -20,7 +20,8 @@ from datetime import date
 from .report import RESULTS, assemble
 from .timing import processes_or_child, spawn_child, spread
 
-CASES = ("rigid", "wire_rope", "wire_rope-6falls", "fender", "tugger_line", "morison-still", "morison-waves", "member-waves")
+CASES = ("rigid", "wire_rope", "wire_rope-6falls", "fender", "tugger_line", "morison-still", "morison-waves", "member-waves",
+         "wire_rope-current", "wind-gusts", "wind_coefficients", "hull_current_load", "rao_motion-waves")
 
 
 def _rhs(case: str) -> dict:
@@ -34,7 +35,10 @@ def _rhs(case: str) -> dict:
     from jaxmbd.forces.member import MorisonMember
     from jaxmbd.forces.morison import MorisonObject
     from jaxmbd.forces.tugger import TuggerLine
-    from jaxmbd.hydro import JONSWAP, SeaState
+    from jaxmbd.forces.current_load import HullCurrentLoad
+    from jaxmbd.forces.wind import HullWindLoad, WindDrag
+    from jaxmbd.hydro import JONSWAP, RaoMotion, RaoTable, SeaState, read_capytaine
+    from jaxmbd.hydro.waves import Current
     from jaxmbd.simulation import initial_state
 
     from .timing import rhs_seconds
@@ -59,15 +63,35 @@ def _rhs(case: str) -> dict:
         "morison-waves": (MorisonObject(name="morison", body="load", volume=a(8.0), area=a(4.0), height=a(2.0), Cd=a(1.0), Ca=a(0.8)),),
         "member-waves": (MorisonMember(name="leg", body="load", end_a=a([0.0, 0.0, -20.0]), end_b=a([0.0, 0.0, 10.0]),
                                        diameter=a(1.5), Cd=a(0.9)),),
+        "wire_rope-current": (WireRope(name="hoist", body_a="world", point_a=a([0.0, 0.0, 30.0]), body_b="load",
+                                       point_b=a([0.0, 0.0, 1.0]), EA=a(1e8), length=a(33.99), damping=a(1e4),
+                                       current_drag=True, diameter=a(0.064)),),
+        "wind-gusts": (WindDrag(name="wind", body="load", point=a([0.0, 0.0, 1.0]), area=a(20.0), speed=a(15.0), gust="npd"),),
+        "wind_coefficients": (HullWindLoad(name="wind", body="load", angles=a(np.radians(np.linspace(-180.0, 180.0, 13))),
+                                           Cx=a(np.cos(np.radians(np.linspace(-180.0, 180.0, 13)))),
+                                           Cy=a(np.sin(np.radians(np.linspace(-180.0, 180.0, 13)))), Cn=a(np.zeros(13)),
+                                           area_x=a(20.0), area_y=a(30.0), length=a(6.0), speed=a(15.0)),),
+        "hull_current_load": (HullCurrentLoad(name="current", body="load", angles=a(np.radians(np.linspace(-180.0, 180.0, 13))),
+                                              Cx=a(np.cos(np.radians(np.linspace(-180.0, 180.0, 13)))),
+                                              Cy=a(np.sin(np.radians(np.linspace(-180.0, 180.0, 13)))), Cn=a(np.zeros(13)),
+                                              area_x=a(20.0), area_y=a(30.0), length=a(6.0)),),
+        "rao_motion-waves": (RaoMotion(name="vessel", body="load", rao=RaoTable.from_hydro(read_capytaine(_barge())), ramp_time=10.0),),
     }[case]
-    sea = SeaState(spectrum=JONSWAP(2.0, 8.0), n_frequencies=100) if case.endswith("-waves") else None
+    sea = (SeaState(spectrum=JONSWAP(2.0, 8.0), n_frequencies=100) if case.endswith("-waves") or case == "wind-gusts"
+           else SeaState(current=Current(1.0)) if case in ("wire_rope-current", "hull_current_load") else None)
     system = mbd.System(model, elements, waves=sea)
-    inputs = system.inputs(sea.realise(jax.random.key(0)) if sea is not None else None)
+    inputs = system.inputs(system.waves.realise(jax.random.key(0)) if sea is not None else None)  # the system's sea: its gusts
     y = initial_state(system)
     q = y[0].at[2].set(-5.0).at[3:7].set(jnp.array([np.cos(0.05), np.sin(0.05), 0.0, 0.0]))
     y = (q, jnp.full(model.nv, 0.1), y[2])
     # 200 evaluations in one program, each on the state the previous one moved
     return {"case": case, "seconds": rhs_seconds(system, y, inputs, t0=12.3)}
+
+
+def _barge():
+    from jaxmbd.hydro import test_barge_path
+
+    return test_barge_path()
 
 
 def main(argv=None):
@@ -102,7 +126,12 @@ def main(argv=None):
     lines.append("`morison-waves`: the Morison object's water sums 100 wave components over one column per evaluation (the "
                  "elevation over the object, then the velocity and acceleration at its submerged centre from the same "
                  "phases).  `member-waves`: a 1.5 m pile piercing the surface, its kinematics at 16 Gauss points along "
-                 "the wet length, 100 components each.")
+                 "the wet length, 100 components each.  `wire_rope-current`: the rope's drag in a 1 m/s current (its "
+                 "chord's normal flow).  `wind-gusts`: a drag area in a 15 m/s wind with NPD gusts (200 components "
+                 "summed per evaluation).  `wind_coefficients` and `hull_current_load`: coefficient tables of 13 "
+                 "headings (the current 1 m/s).  `rao_motion-waves`: the load's six motions prescribed by the "
+                 "packaged barge's RAOs in the 100-component sea (each evaluation sums them for the motion, its rate "
+                 "and acceleration, and solves the mass matrix with the driven joint's acceleration given).")
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "elements.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

@@ -119,7 +119,7 @@ def _check_heading(system: System, waves, heading: float):
     a heading it does not cover without a word (the file's own heading is checked when it is read)."""
     dirs = waves.headings(heading)
     for f in system.forces:
-        hydro = getattr(f, "hydro", None) or getattr(f, "rao", None)  # a hydrodynamic table, or a vessel's RAOs
+        hydro = getattr(f, "hydro", None) or getattr(f, "rao", None) or getattr(f, "table", None)  # hydrodynamic data, RAOs, drift
         if hydro is not None and hasattr(hydro, "check_headings"):
             try:
                 hydro.check_headings(dirs)

@@ -627,6 +627,12 @@ def check_drivers(system: System):
             f.check(system.model, system.waves)
         except (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError):
             pass  # rebuilt with traced leaves inside a run: checked when it was built with numbers
+    for f in system.forces:  # tables of the sea's frequencies and headings (drift coefficients)
+        if hasattr(f, "check_sea"):
+            try:
+                f.check_sea(system.waves)
+            except (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError):
+                pass
 
 
 def driven_dofs(system: System) -> np.ndarray:

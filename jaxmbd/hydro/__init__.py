@@ -17,6 +17,7 @@ from jaxmbd.hydro.bem import (
     test_barge_path,
 )
 from jaxmbd.hydro.body import HydroBody
+from jaxmbd.hydro.drift import DriftTable, WaveDrift, read_drift
 from jaxmbd.hydro.frequency_domain import rao
 from jaxmbd.hydro.radiation import (
     RadiationFitReport,
@@ -54,6 +55,9 @@ __all__ = [
     "RaoMotion",
     "RaoTable",
     "read_rao",
+    "DriftTable",
+    "WaveDrift",
+    "read_drift",
     "write_rao_csv",
     "WaveComponents",
     "complex_amplitudes",

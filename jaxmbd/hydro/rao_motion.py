@@ -61,44 +61,19 @@ class RaoTable(eqx.Module):
     @classmethod
     def of(cls, omega, heading, rao, source="RAO table"):
         rao, b = np.asarray(rao, complex), np.asarray(heading, float)
-        full = b.size > 1 and bool(b[-1] - b[0] >= 2 * np.pi - 1.5 * float(np.min(np.diff(b))) - 1e-9)
-        return cls(jnp.asarray(omega, float), jnp.asarray(b), jnp.asarray(rao.real), jnp.asarray(rao.imag), source, full)
+        return cls(jnp.asarray(omega, float), jnp.asarray(b), jnp.asarray(rao.real), jnp.asarray(rao.imag), source, goes_round(b))
 
     def check(self, omega_min: float, omega_max: float, headings) -> None:
         """A one-line :class:`InputError` where the sea's band or headings leave the table."""
-        w = np.asarray(self.omega)
-        if omega_min < w[0] * (1 - 1e-9) or omega_max > w[-1] * (1 + 1e-9):
-            raise InputError(f"{self.source}: the sea's frequencies {omega_min:.4g}-{omega_max:.4g} rad/s leave the RAOs' "
-                             f"{w[0]:.4g}-{w[-1]:.4g} rad/s (narrow [waves] omega_min, omega_max, or give RAOs over the band)")
-        self.check_headings(headings)
+        check_table(self.source, self.omega, self.heading, self.full_circle, omega_min, omega_max, headings)
 
     def check_headings(self, headings) -> None:
-        if self.full_circle:
-            return
-        b = np.asarray(self.heading)
-        d = np.atleast_1d(np.asarray(headings, float))
-        wrapped = b[0] + np.mod(d - b[0], 2 * np.pi)
-        out = wrapped[(wrapped > b[-1] + 1e-9)]
-        if out.size:
-            raise InputError(f"{self.source}: wave heading {np.degrees(out[0]):.4g} deg lies outside the RAOs' headings "
-                             f"{np.degrees(b[0]):.4g}-{np.degrees(b[-1]):.4g} deg")
+        w = float(np.asarray(self.omega)[0])
+        check_table(self.source, self.omega, self.heading, self.full_circle, w, w, headings)
 
     def at(self, omega, beta):
         """X at each (ω_j, β_j), complex (n, 6): bilinear in ω and β."""
-        w, b = self.omega, self.heading
-        X = self.re + 1j * self.im
-        if self.full_circle:  # the first column again one turn on, for headings between the last and the first
-            b = jnp.concatenate([b, b[:1] + 2 * jnp.pi])
-            X = jnp.concatenate([X, X[:, :1]], axis=1)
-        omega, beta = jnp.asarray(omega), jnp.asarray(beta)
-        beta = b[0] + jnp.mod(beta - b[0], 2 * jnp.pi)
-        i = jnp.clip(jnp.searchsorted(w, omega) - 1, 0, w.shape[0] - 2)
-        s = jnp.clip((omega - w[i]) / (w[i + 1] - w[i]), 0.0, 1.0)[:, None]
-        if b.shape[0] == 1:
-            return (1 - s) * X[i, 0] + s * X[i + 1, 0]
-        j = jnp.clip(jnp.searchsorted(b, beta) - 1, 0, b.shape[0] - 2)
-        u = jnp.clip((beta - b[j]) / (b[j + 1] - b[j]), 0.0, 1.0)[:, None]
-        return ((1 - s) * (1 - u) * X[i, j] + s * (1 - u) * X[i + 1, j] + (1 - s) * u * X[i, j + 1] + s * u * X[i + 1, j + 1])
+        return bilinear(self.omega, self.heading, self.re + 1j * self.im, omega, beta, self.full_circle)
 
     @classmethod
     def from_hydro(cls, hydro, mass=None, *, body: int = 0, damping_ext=None, stiffness_ext=None, omega=None):
@@ -111,6 +86,46 @@ class RaoTable(eqx.Module):
                                omega=None if omega is None else w))[:, 6 * body:6 * body + 6]
                 for b in np.asarray(hydro.wave_direction)]
         return cls.of(w, np.asarray(hydro.wave_direction, float), np.stack(cols, axis=1), f"RAOs of {hydro.source}")
+
+
+def bilinear(w, b, X, omega, beta, full_circle: bool):
+    """X (n_omega, n_heading, ...) at each (ω_j, β_j), linear in ω and in β between a table's rows, the headings
+    wrapped round the circle where the table goes round (``full_circle``)."""
+    if full_circle:  # the first column again one turn on, for headings between the last and the first
+        b = jnp.concatenate([b, b[:1] + 2 * jnp.pi])
+        X = jnp.concatenate([X, X[:, :1]], axis=1)
+    omega, beta = jnp.asarray(omega), jnp.asarray(beta)
+    beta = b[0] + jnp.mod(beta - b[0], 2 * jnp.pi)
+    i = jnp.clip(jnp.searchsorted(w, omega) - 1, 0, w.shape[0] - 2)
+    s = jnp.clip((omega - w[i]) / (w[i + 1] - w[i]), 0.0, 1.0)[:, None]
+    if b.shape[0] == 1:
+        return (1 - s) * X[i, 0] + s * X[i + 1, 0]
+    j = jnp.clip(jnp.searchsorted(b, beta) - 1, 0, b.shape[0] - 2)
+    u = jnp.clip((beta - b[j]) / (b[j + 1] - b[j]), 0.0, 1.0)[:, None]
+    return (1 - s) * (1 - u) * X[i, j] + s * (1 - u) * X[i + 1, j] + (1 - s) * u * X[i, j + 1] + s * u * X[i + 1, j + 1]
+
+
+def goes_round(heading) -> bool:
+    """Whether increasing headings (rad) go round the circle: the first + 2π follows the last one step on."""
+    b = np.asarray(heading, float)
+    return b.size > 1 and bool(b[-1] - b[0] >= 2 * np.pi - 1.5 * float(np.min(np.diff(b))) - 1e-9)
+
+
+def check_table(source, w, b, full_circle, omega_min, omega_max, headings, what="RAOs") -> None:
+    """A one-line :class:`InputError` where a sea's band [omega_min, omega_max] or its ``headings`` leave a table's
+    frequencies ``w`` or headings ``b``."""
+    w, b = np.asarray(w), np.asarray(b)
+    if omega_min < w[0] * (1 - 1e-9) or omega_max > w[-1] * (1 + 1e-9):
+        raise InputError(f"{source}: the sea's frequencies {omega_min:.4g}-{omega_max:.4g} rad/s leave the {what}' "
+                         f"{w[0]:.4g}-{w[-1]:.4g} rad/s (narrow [waves] omega_min, omega_max, or give {what} over the band)")
+    if full_circle:
+        return
+    d = np.atleast_1d(np.asarray(headings, float))
+    wrapped = b[0] + np.mod(d - b[0], 2 * np.pi)
+    out = wrapped[(wrapped > b[-1] + 1e-9)]
+    if out.size:
+        raise InputError(f"{source}: wave heading {np.degrees(out[0]):.4g} deg lies outside the {what}' headings "
+                         f"{np.degrees(b[0]):.4g}-{np.degrees(b[-1]):.4g} deg")
 
 
 def read_wamit_rao(path, length: float = 1.0) -> RaoTable:

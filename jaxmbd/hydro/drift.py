@@ -1,0 +1,248 @@
+"""Mean and slow wave drift on a floating body, from its mean drift coefficients by Newman's approximation.
+
+A body's mean drift coefficients T(ω, β) (surge and sway force in N/m², yaw moment in N m/m², per squared wave
+amplitude, in the body's axes for waves travelling towards β relative to its x axis) are WAMIT's ``.8``
+(momentum) or ``.9`` (pressure integration) output, a plain table, or any other tool's.  In the realised sea
+(components a_j, ω_j, β_j, φ_j) the difference-frequency force is taken by Newman's approximation, the
+quadratic transfer function T_jk ≈ (T_jj + T_kk)/2 off its diagonal:
+
+    F(t) = Re[ Σ_j T_j A_j e^{−iω_j t} · conj(Σ_k A_k e^{−iω_k t}) ],   A_j = a_j e^{−iφ_j},
+
+whose mean is Σ_j a_j² T_j (the mean drift) and whose slow part oscillates at the differences ω_j − ω_k (the slow
+drift that excites a mooring's or a DP system's periods of one to three minutes); no sum-frequency part.
+
+**Range.**  Newman's approximation holds where the body's natural periods in surge, sway and yaw are well above
+the wave periods (a moored or DP vessel's horizontal modes): the coefficients off the diagonal at small
+difference frequencies are near the diagonal's.  The coefficients are taken at each component's heading relative
+to the body at rest; the run says when the body's yaw leaves ±15° of it.  Components of different directions
+interact only through the envelope (no directional cross terms).  No wave-drift damping.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import ClassVar
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import spatial
+from ..errors import InputError
+from ..fields import parameter, setting
+from ..system import Context, Contribution, ForceElement
+from .rao_motion import bilinear, check_table, goes_round
+from .waves import complex_amplitudes, ramp
+
+DRIFT_DOFS = ("surge", "sway", "yaw")
+DRIFT_UNITS = "N (surge sway), N m (yaw)"
+YAW_RANGE_DEG = 15.0
+
+
+class DriftTable(eqx.Module):
+    """Mean drift coefficients (n_omega, n_heading, 3): surge and sway force (N/m²) and yaw moment (N m/m²) per
+    squared wave amplitude in the body's axes, at ``omega`` (rad/s, increasing) and ``heading`` (rad, increasing;
+    a table over the whole circle wraps), linear between the rows."""
+
+    omega: jax.Array
+    heading: jax.Array
+    values: jax.Array
+    source: str = eqx.field(static=True, default="drift table")
+    full_circle: bool = eqx.field(static=True, default=False)
+
+    @classmethod
+    def of(cls, omega, heading, values, source="drift table"):
+        w, b, v = np.asarray(omega, float), np.asarray(heading, float), np.asarray(values, float)
+        if w.ndim != 1 or w.size < 2 or np.any(np.diff(w) <= 0) or w[0] <= 0:
+            raise InputError(f"{source}: expected at least two frequencies > 0 rad/s, increasing")
+        if b.ndim != 1 or b.size < 1 or np.any(np.diff(b) <= 0):
+            raise InputError(f"{source}: expected headings increasing; got {np.degrees(b).round(3).tolist()}")
+        if v.shape != (w.size, b.size, 3) or not np.all(np.isfinite(v)):
+            raise InputError(f"{source}: expected finite coefficients of shape ({w.size}, {b.size}, 3), got {v.shape}")
+        return cls(jnp.asarray(w), jnp.asarray(b), jnp.asarray(v), source, goes_round(b))
+
+    def at(self, omega, beta):
+        """T at each (ω_j, β_j), (n, 3)."""
+        return bilinear(self.omega, self.heading, self.values, omega, beta, self.full_circle)
+
+    def check(self, omega_min: float, omega_max: float, headings) -> None:
+        check_table(self.source, self.omega, self.heading, self.full_circle, omega_min, omega_max, headings, "drift coefficients")
+
+    def check_headings(self, headings) -> None:
+        w = float(np.asarray(self.omega)[0])
+        self.check(w, w, headings)
+
+
+def read_wamit_drift(path, rho: float = 1025.0, g: float = 9.81, length: float = 1.0) -> DriftTable:
+    """WAMIT's mean drift (``.8``, momentum conservation, or ``.9``, pressure integration; rows PER BETA1 BETA2 I
+    |F| arg F Re F Im F, periods in s, headings in degrees), its diagonal BETA1 = BETA2 in surge (1), sway (2) and
+    yaw (6), made dimensional by ρ g L (forces) and ρ g L² (the moment) with ULEN ``length``; the rows of zero and
+    infinite period left out."""
+    path = Path(path)
+    rows = []
+    try:
+        with open(path) as f:
+            for n, line in enumerate(f, 1):
+                parts = line.split()
+                if not parts:
+                    continue
+                if len(parts) != 8:
+                    raise InputError(f"{path}: line {n}: expected 8 columns (PER BETA1 BETA2 I |F| phase Re Im), got {len(parts)}")
+                rows.append([float(x) for x in parts])
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    except ValueError:
+        raise InputError(f"{path}: line {n}: expected numbers") from None
+    a = np.asarray(rows).reshape(-1, 8)
+    a = a[(a[:, 0] > 0) & (a[:, 1] == a[:, 2]) & np.isin(a[:, 3], (1, 2, 6))]
+    mode = np.searchsorted([1, 2, 6], a[:, 3].astype(int))
+    scale = rho * g * np.where(mode == 2, length**2, length)
+    return _table(path, 2 * np.pi / a[:, 0], np.radians(a[:, 1]), mode, a[:, 6] * scale)
+
+
+def read_drift_csv(path) -> DriftTable:
+    """A plain table, one row per frequency and heading: ``omega`` (rad/s) or ``period`` (s), ``heading_deg``,
+    ``surge``, ``sway`` (N/m²) and ``yaw`` (N m/m²), the mean drift per squared wave amplitude in the body's axes."""
+    path = Path(path)
+    try:
+        with open(path, newline="") as f:
+            table = list(csv.DictReader(f))
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    names = set(table[0]) if table else set()
+    missing = [c for c in ("heading_deg",) + DRIFT_DOFS if c not in names] + ([] if names & {"omega", "period"} else ["omega or period"])
+    if missing:
+        raise InputError(f"{path}: missing column {missing[0]!r} (columns: omega or period, heading_deg, surge, sway, yaw)")
+    try:
+        w = np.array([float(r["omega"]) if "omega" in r else 2 * np.pi / float(r["period"]) for r in table])
+        beta = np.radians([float(r["heading_deg"]) for r in table])
+        v = np.array([[float(r[d]) for d in DRIFT_DOFS] for r in table])
+    except (ValueError, ZeroDivisionError):
+        raise InputError(f"{path}: expected numbers in every column") from None
+    return _table(path, np.repeat(w, 3), np.repeat(beta, 3), np.tile(np.arange(3), len(table)), v.ravel())
+
+
+def _table(path, omega, beta, mode, value) -> DriftTable:
+    ws, bs = np.unique(np.round(omega, 10)), np.unique(np.round(beta, 10))
+    T = np.full((ws.size, bs.size, 3), np.nan)
+    T[np.searchsorted(ws, np.round(omega, 10)), np.searchsorted(bs, np.round(beta, 10)), mode] = value
+    if np.isnan(T).any():
+        k = np.argwhere(np.isnan(T))[0]
+        raise InputError(f"{path}: no {DRIFT_DOFS[k[2]]} drift coefficient at {ws[k[0]]:.4g} rad/s, heading "
+                         f"{np.degrees(bs[k[1]]):.4g} deg (every frequency needs every heading and mode)")
+    return DriftTable.of(ws, bs, T, str(path))
+
+
+def read_drift(path, rho=1025.0, g=9.81, length=1.0) -> DriftTable:
+    """A WAMIT ``.8``/``.9`` file or a CSV table (:func:`read_wamit_drift`, :func:`read_drift_csv`) by its suffix."""
+    return read_drift_csv(path) if Path(path).suffix.lower() == ".csv" else read_wamit_drift(path, rho, g, length)
+
+
+class WaveDrift(ForceElement):
+    """The mean and slow wave drift on ``body`` from its mean drift coefficients ``table``
+    (:mod:`jaxmbd.hydro.drift`: Newman's approximation), in the body's axes at ``point`` (the coefficients'
+    reference, where the yaw moment is taken), fading in with the waves over ``ramp_time`` (as their square).
+    Outputs: ``force`` (3,) the surge and sway force and the yaw moment; ``yaw`` the body's heading from rest (rad),
+    whose range is ±15°."""
+
+    kind: ClassVar[str] = "wave_drift"
+    validity_doc: ClassVar[tuple] = (
+        ("`wave_drift`", f"the body's yaw within ±{YAW_RANGE_DEG:g}° of its rest (the coefficients are taken at each wave's "
+         "heading relative to the body at rest); natural periods well above the wave periods (Newman's approximation)",
+         "the coefficients belong to another heading; the slow drift's off-diagonal terms are not the diagonal's"),
+    )
+
+    name: str = eqx.field(static=True)
+    body: str = eqx.field(static=True)
+    table: DriftTable
+    point: jax.Array = eqx.field(default_factory=lambda: jnp.zeros(3))
+    ramp_time: float = eqx.field(static=True, default=0.0)
+
+    def prepare(self, waves):
+        """(T_j A_j and A_j as real and imaginary parts (n, 4), ω_j)."""
+        if waves is None:
+            return None
+        T = self.table.at(waves.omega, waves.direction).astype(self.table.values.dtype)
+        A = complex_amplitudes(waves)
+        c = jnp.concatenate([T * A[:, None], A[:, None]], axis=1)
+        return jnp.real(c), jnp.imag(c), waves.omega.astype(T.dtype)
+
+    def drift(self, t, prepared, dtype):
+        """(surge, sway, yaw) at time t: Re(Z_T conj(Z)), Z = Σ A_j e^{−iω_j t}."""
+        if prepared is None:
+            return jnp.zeros(3, dtype)
+        re, im, omega = prepared
+        c, s = jnp.cos(omega * t), jnp.sin(omega * t)
+        zr, zi = c @ re + s @ im, c @ im - s @ re  # Σ (re + i im)(cos − i sin)
+        f = zr[:3] * zr[3] + zi[:3] * zi[3]
+        if self.ramp_time > 0:
+            f = f * ramp(t, self.ramp_time) ** 2
+        return f.astype(dtype)
+
+    def _load(self, ctx: Context):
+        i = ctx.body_index(self.body)
+        f = self.drift(ctx.t, ctx.prepared.get(self.name) if ctx.prepared else None, ctx.p.dtype)
+        return i, f
+
+    def contribution(self, ctx: Context, z) -> Contribution:
+        from ..forces.current_load import coefficient_contribution
+
+        i, f = self._load(ctx)
+        F = ctx.R[i] @ jnp.stack([f[0], f[1], jnp.zeros_like(f[0])])
+        return coefficient_contribution(ctx, i, jnp.asarray(self.point, ctx.p.dtype), F, f[2])
+
+    def outputs(self, ctx: Context, z) -> dict:
+        i, f = self._load(ctx)
+        return {"force": f, "yaw": spatial.matrix_to_rpy(ctx.R[i])[2]}
+
+    def output_units(self, model) -> dict:
+        return {"force": DRIFT_UNITS, "yaw": "rad"}
+
+    def valid_ranges(self, model) -> tuple:
+        from ..validity import ValidRange
+
+        return (ValidRange("yaw", "yaw from rest", "drift coefficients at each wave's heading relative to the body at rest",
+                           f"|yaw| <= {YAW_RANGE_DEG:g} deg", upper=float(np.radians(YAW_RANGE_DEG))),)
+
+    def check_sea(self, waves) -> None:
+        """The sea within the table (one line)."""
+        if waves is not None and getattr(waves, "spectrum", None) is not None:
+            self.table.check(waves.omega_min, waves.omega_max, waves.headings(waves.mean_direction))
+
+
+class WaveDriftFile(eqx.Module):
+    """Mean and slow wave drift on a body from its mean drift coefficients (WAMIT `.8` or `.9`, or a CSV table of
+    surge, sway and yaw per squared wave amplitude), by Newman's approximation: for moored and DP vessels, whose
+    horizontal periods are well above the waves'.  Outputs: `force` (surge, sway N; yaw N m, body axes), `yaw`
+    (rad, its range ±15°)."""
+
+    name: str = setting("string", doc="element name, the prefix of its outputs (`drift/force`)")
+    body: str = setting("body", doc="the floating body")
+    file: str = setting("path", doc="WAMIT `.8`/`.9` (periods, headings in degrees, nondimensional) or `.csv` (omega or "
+                                    "period, heading_deg, surge, sway in N/m², yaw in N m/m²)")
+    wamit_length: jax.Array = parameter(unit="m", bound=(">", 0.0), default=1.0, doc="WAMIT ULEN (a `.8`/`.9` file's scale)")
+    rho: jax.Array = parameter(unit="kg/m³", bound=(">", 0.0), default=1025.0, doc="water density (a WAMIT file's scale)")
+    g: jax.Array = parameter(unit="m/s²", bound=(">", 0.0), default=9.81, doc="gravity (a WAMIT file's scale)")
+    point: jax.Array = parameter(unit="m", shape=(3,), default=np.zeros(3), doc="the coefficients' reference point, body frame")
+    ramp_time: float = setting("number", default=0.0, unit="s", doc="the drift fades in over this time, as the waves' excitation")
+
+    water_density_field: ClassVar[str] = "rho"
+
+    @classmethod
+    def file_rules(cls, values, given, fail):
+        if "file" in values:
+            try:
+                read_drift(values["file"], float(values.get("rho", 1025.0)), float(values.get("g", 9.81)),
+                           float(values.get("wamit_length", 1.0)))
+            except InputError as exc:
+                fail("file", str(exc))
+
+    def build(self) -> WaveDrift:
+        table = read_drift(self.file, float(self.rho), float(self.g), float(self.wamit_length))
+        return WaveDrift(name=self.name, body=self.body, table=table, point=jnp.asarray(self.point, float),
+                         ramp_time=float(self.ramp_time))
+
+
+WaveDrift.file_form = WaveDriftFile
