@@ -50,6 +50,7 @@ class Context(NamedTuple):
     waves: Any = None
     params: Any = None
     prepared: Any = None
+    driven: Any = None  # the prescribed joints' accelerations (a vessel on its RAOs), or None
 
     @property
     def R(self):
@@ -426,9 +427,10 @@ class System(eqx.Module):
         return Inputs(waves, self.prepare(waves), params)
 
     def context(self, t, q, v, waves=None, params=None, prepared=None) -> Context:
+        driven = None
         if self.drivers:  # a prescribed body is where its motion says, whatever the state holds
-            q, v, _ = drive(self, t, q, v, prepared)
-        return Context(t, q, v, Kinematics.compute(self.model, q, v), self.model, waves, params, prepared)
+            q, v, driven = drive(self, t, q, v, prepared)
+        return Context(t, q, v, Kinematics.compute(self.model, q, v), self.model, waves, params, prepared, driven)
 
     def loads(self, t, q, v, z, forcing=None):
         """Sum of all elements' contributions: (f_ext (n, 6), tau (nv,), zdot (n_states,), ctx)."""
@@ -516,8 +518,7 @@ class System(eqx.Module):
         q, v = ctx.q, ctx.v
         if self.drivers:  # the prescribed joints' accelerations given, the others' from the mass matrix
             M, b = mass_matrix_equations(self.model, ctx, tau, f_ext, self.extra_inertia(ctx), self.coupled_inertia(ctx))
-            a = drive(self, ctx.t, q, v, ctx.prepared)[2]
-            return driven_accelerations(M, b, driven_dofs(self), a), zdot
+            return driven_accelerations(M, b, driven_dofs(self), ctx.driven), zdot
         if self.loops:
             return self._loop_solve(ctx, f_ext, tau)[0], zdot
         if any(f.n_flex for f in self.forces):
