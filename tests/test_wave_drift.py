@@ -150,3 +150,40 @@ def test_a_system_file_drifts_a_moored_hull_and_refuses_a_sea_beyond_its_table(t
         with pytest.raises(SystemFileError, match=message) as err:
             mbd.load_system(path)
         assert "\n" not in str(err.value)
+
+
+def havelock_drift(ka, rho=1025.0, g=9.81, a=1.0):
+    """The mean drift coefficient (N/m² per squared amplitude) of a fixed vertical cylinder of radius a through deep
+    water, from MacCamy and Fuchs' scattered wave in the far field: F̄x = ρ g/k · (1/2π)∫|F(θ)|²(1 − cos θ) dθ with
+    F(θ) = −Σ ε_n J'_n(ka)/H'_n(ka) cos nθ (the momentum the scattered waves carry away; its short-wave limit is
+    geometric optics' 2/3 ρ g a, and (1/2π)∫|F|² = −Re F(0), the optical theorem, holds to 1e-12)."""
+    from scipy.special import h1vp, jvp
+
+    theta = np.linspace(0.0, 2 * np.pi, 20001)
+    n = np.arange(int(ka + 20) + 1)
+    c = -np.where(n == 0, 1.0, 2.0) * jvp(n, ka) / h1vp(n, ka)
+    f = (c[:, None] * np.cos(np.outer(n, theta))).sum(0)
+    return rho * g * a / ka * np.trapezoid(np.abs(f) ** 2 * (1 - np.cos(theta)), theta) / (2 * np.pi)
+
+
+@pytest.mark.slow  # 25 s: Capytaine on 4,000 panels at four frequencies
+def test_capytaines_far_field_drift_of_a_fixed_cylinder_against_maccamy_and_fuchs():
+    """A fixed vertical cylinder (radius 1 m, 8 m deep, deep water: e^−2kd below 1e-7 at every ka) in head seas at
+    ka = 0.5, 1, 2, 3: the surge drift by :func:`capytaine_drift` (Capytaine's far-field formula on 0.12 m panels)
+    within 4 % of the analytic far-field drift, sway and yaw nil (1e-3 of it).  Measured +3.7, +2.7, +1.6, +0.6 %;
+    the residual falls with the panels' size (at ka = 0.5: +6.6, +5.2, +3.7 % on 0.25, 0.18, 0.12 m panels),
+    towards 1 % extrapolated.  The reference's short-wave limit is checked too (ka = 80: 2/3 ρ g a within 0.2 %)."""
+    import warnings
+
+    from jaxmbd.hydro.capytaine_run import capytaine_drift, cylinder
+
+    assert havelock_drift(80.0) == pytest.approx(2 / 3 * 1025.0 * 9.81, rel=2e-3)
+    ka = np.array([0.5, 1.0, 2.0, 3.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Capytaine's notes on the mesh
+        table = capytaine_drift(cylinder(1.0, 8.0, panel_size=0.12, name="pile"), omegas=np.sqrt(9.81 * ka), wave_directions=[0.0],
+                                fixed=True, name="pile")
+    got = np.asarray(table.values)[:, 0]
+    want = np.array([havelock_drift(x) for x in ka])
+    np.testing.assert_allclose(got[:, 0], want, rtol=0.04)
+    assert np.all(np.abs(got[:, 1:]) < 1e-3 * want[:, None])

@@ -17,6 +17,7 @@ from jaxmbd.hydro.bem import (
     test_barge_path,
 )
 from jaxmbd.hydro.body import HydroBody
+from jaxmbd.hydro.capytaine_run import capytaine_drift
 from jaxmbd.hydro.drift import DriftTable, WaveDrift, read_drift
 from jaxmbd.hydro.frequency_domain import rao
 from jaxmbd.hydro.radiation import (
@@ -58,6 +59,7 @@ __all__ = [
     "DriftTable",
     "WaveDrift",
     "read_drift",
+    "capytaine_drift",
     "write_rao_csv",
     "WaveComponents",
     "complex_amplitudes",

@@ -215,6 +215,49 @@ def run_capytaine(
     return read_capytaine(buf)
 
 
+def capytaine_drift(mesh, *, omegas, wave_directions, rho: float = 1025.0, g: float = 9.81, water_depth: float = math.inf,
+                    fixed: bool = False, mass=None, stiffness_ext=None, damping_ext=None, n_theta: int = 361, name: str = "body",
+                    center_of_mass=None, rotation_center=None):
+    """Mean drift coefficients of one body (a :class:`~jaxmbd.hydro.drift.DriftTable`: surge, sway, yaw per squared
+    wave amplitude) by Capytaine's far-field (Maruo) formula from the Kochin functions of its diffraction and
+    radiation, over ``n_theta`` directions round the circle.  ``fixed``: the body held still (no radiation);
+    otherwise it moves with its motion RAOs, Capytaine's from its inertia (``mass``: a 6x6 mass matrix about the
+    rotation centre, default the displaced water's rigid-body inertia), hydrostatics and the extra
+    ``stiffness_ext`` and ``damping_ext`` (a mooring, viscous damping).  The far field needs one body (no
+    neighbours whose waves it would mix) and a closed waterline."""
+    import capytaine as cpt
+    import xarray as xr
+
+    from .drift import DriftTable
+
+    omegas = np.asarray(omegas, dtype=float).reshape(-1)
+    directions = np.asarray(wave_directions, dtype=float).reshape(-1)
+    if np.any(~np.isfinite(omegas)) or np.any(omegas <= 0):
+        raise InputError("omegas must be finite and > 0")
+    body, parts = _as_body(mesh, name, center_of_mass, rotation_center)
+    if len(parts) > 1:
+        raise InputError("capytaine_drift: one body (the far-field formula sums every body's waves into one field)")
+    body.inertia_matrix = body.compute_rigid_body_inertia(rho=rho) if mass is None else body.add_dofs_labels_to_matrix(np.asarray(mass))
+    body.hydrostatic_stiffness = body.compute_hydrostatic_stiffness(rho=rho, g=g)
+    step = 2 * np.pi / (n_theta - 1)
+    theta = step * np.arange(-2, n_theta + 2)  # beyond [0, 2π] on both sides: no heading on the range's border
+    ds = xr.Dataset(coords={"omega": omegas, "wave_direction": np.mod(directions, 2 * np.pi), "radiating_dof": list(body.dofs),
+                            "water_depth": [water_depth], "rho": [rho], "g": [g], "theta": theta})
+    ds = cpt.BEMSolver().fill_dataset(ds, body, hydrostatics=True, progress_bar=False)
+    if fixed:
+        X = xr.zeros_like(ds["excitation_force"]).rename(influenced_dof="radiating_dof").transpose("omega", "wave_direction", "radiating_dof")
+    else:
+        kw = {k: body.add_dofs_labels_to_matrix(np.asarray(v)) for k, v in (("stiffness", stiffness_ext), ("dissipation", damping_ext))
+              if v is not None}
+        X = cpt.post_pro.rao(ds, **kw).transpose("omega", "wave_direction", "radiating_dof")
+    drift = cpt.post_pro.far_field_mean_drift_force(X, ds)
+    values = np.stack([np.real(np.diagonal(drift[v].values, axis1=1, axis2=2))
+                       for v in ("drift_force_surge", "drift_force_sway", "drift_force_yaw")], axis=-1)
+    order = np.argsort(np.mod(directions, 2 * np.pi))
+    return DriftTable.of(omegas, np.mod(directions, 2 * np.pi)[order], values[:, order],
+                         f"Capytaine far-field drift of {name}")
+
+
 # --------------------------------------------------------------------------- test barge
 def test_barge_path() -> Path:
     """Path of the packaged Capytaine run of the test barge (``jaxmbd/data/barge_hydro.nc``)."""
