@@ -123,3 +123,29 @@ def test_full_study_reductions():
     for loc in ("I", "II"):
         for f in ("fz1", "fz3"):
             assert abs(tables[loc][f]["mean"]) < 5
+
+
+@pytest.mark.slow  # 30 s: two smoke runs of the DP with thrusters
+def test_the_dp_carries_the_wave_drift():
+    """The smoke form with the DP and the hull's wave drift: the drift element is on the vessel, pushes it down-wave
+    (sway along the waves' 135°, surge against them: its mean force), and the DP's excursion and thruster demand
+    exceed those of the same runs without it."""
+    from studies.crane_vessel_mc.system import build
+
+    system, _ = build("on", "I", dp="thrusters", drift=True, n_frequencies=15, n_directions=3)
+    assert "drift" in [f.name for f in system.forces]
+    import jax
+    import numpy as np
+
+    from jaxmbd.simulation import Integrator, simulate
+
+    out = {}
+    for drift in (False, True):
+        system, q0 = build("on", "I", dp="thrusters", drift=drift, n_frequencies=15, n_directions=3)
+        res = simulate(system, 60.0, save_dt=0.5, integrator=Integrator("rk4", dt=0.1), q0=q0, key=jax.random.key(3), n_realisations=1)
+        xy = np.asarray(res.q)[0, :, :2] - np.asarray(res.q)[0, :1, :2]
+        out[drift] = (np.hypot(*xy.T).max(), float(np.max(np.asarray(res.outputs["dp/demand_ratio"]))))
+        if drift:
+            f = np.asarray(res.outputs["drift/force"])[0]
+            assert f[:, 1].mean() > 0 and f[:, 0].mean() < 0
+    assert out[True][0] > 2 * out[False][0] and out[True][1] > out[False][1]

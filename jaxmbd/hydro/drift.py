@@ -135,6 +135,29 @@ def _table(path, omega, beta, mode, value) -> DriftTable:
     return DriftTable.of(ws, bs, T, str(path))
 
 
+def write_drift_csv(table: DriftTable, path) -> Path:
+    """``table`` as the CSV :func:`read_drift_csv` reads (omega, heading_deg, surge, sway, yaw; twelve digits)."""
+    v = np.asarray(table.values)
+    lines = ["omega,heading_deg,surge,sway,yaw"]
+    for i, w in enumerate(np.asarray(table.omega)):
+        for j, b in enumerate(np.asarray(table.heading)):
+            lines.append(",".join(f"{x:.12g}" for x in (w, np.degrees(b), *v[i, j])))
+    path = Path(path)
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def mirrored(table: DriftTable) -> DriftTable:
+    """A table over 0-180° of a hull symmetric about its xz plane, extended to the whole circle: at 360° − β the
+    surge drift is β's, the sway and yaw drift β's with their sign turned."""
+    b = np.asarray(table.heading)
+    v = np.asarray(table.values)
+    inside = (b > 1e-9) & (b < np.pi - 1e-9)
+    b2 = np.concatenate([b, 2 * np.pi - b[inside][::-1]])
+    v2 = np.concatenate([v, v[:, inside][:, ::-1] * np.array([1.0, -1.0, -1.0])], axis=1)
+    return DriftTable.of(np.asarray(table.omega), b2, v2, table.source + " (mirrored about xz)")
+
+
 def read_drift(path, rho=1025.0, g=9.81, length=1.0) -> DriftTable:
     """A WAMIT ``.8``/``.9`` file or a CSV table (:func:`read_wamit_drift`, :func:`read_drift_csv`) by its suffix."""
     return read_drift_csv(path) if Path(path).suffix.lower() == ".csv" else read_wamit_drift(path, rho, g, length)

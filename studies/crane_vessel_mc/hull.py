@@ -15,7 +15,8 @@ hull is symmetric about xz; :meth:`HydroData.with_xz_symmetry` gives the
 rest).  Rotation centre and centre of mass on the waterline at midship, so the
 file's restoring matrix holds buoyancy only (the model applies the weights).
 
-Run ``python studies/crane_vessel_mc/hull.py`` to regenerate (about 2 min).
+Run ``python studies/crane_vessel_mc/hull.py`` to regenerate (about 2 min); the mean drift coefficients
+(``supply_vessel_drift.csv``, Capytaine's far-field formula on the same mesh) with them when they are missing.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 HYDRO_PATH = HERE / "supply_vessel_hydro.nc"
+DRIFT_PATH = HERE / "supply_vessel_drift.csv"
 
 RHO = 1025.0
 LENGTH = 82.5
@@ -62,6 +64,23 @@ def hull_body():
                             center_of_mass=(0.0, 0.0, 0.0), name="supply_vessel")
 
 
+def make_drift(path=DRIFT_PATH):
+    """The hull's mean drift coefficients (Capytaine's far field on the same mesh, the hull on its RAOs with the
+    file's inertia: the displaced water's, ballasted level), 0-180° mirrored to the whole circle; written as CSV."""
+    from jaxmbd.hydro import capytaine_drift
+    from jaxmbd.hydro.drift import mirrored, write_drift_csv
+
+    table = capytaine_drift(hull_body(), omegas=OMEGAS, wave_directions=HEADINGS, rho=RHO, g=9.81, name="supply_vessel")
+    return write_drift_csv(mirrored(table), path)
+
+
+def load_drift():
+    """The cached drift coefficients over the whole circle (:func:`make_drift`)."""
+    from jaxmbd.hydro import read_drift
+
+    return read_drift(DRIFT_PATH)
+
+
 def load_hydro():
     """The cached coefficients, headings extended to the full circle."""
     from jaxmbd.hydro.bem import read_capytaine
@@ -76,6 +95,8 @@ if __name__ == "__main__":
 
     t = time.time()
     h = make_hydro()
+    if not DRIFT_PATH.exists():
+        make_drift()
     print(f"B = {BREADTH} m; {HYDRO_PATH} ({HYDRO_PATH.stat().st_size / 1e3:.0f} kB) in {time.time() - t:.0f} s")
     print("C33, C44, C55:", np.diag(np.asarray(h.hydrostatic_stiffness))[2:5])
     print("V:", np.asarray(h.displaced_volume), "rho V:", RHO * np.asarray(h.displaced_volume))

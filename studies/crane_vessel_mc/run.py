@@ -96,7 +96,9 @@ def markdown(tables, meta):
     lines = [
         f"Reduction of the maximum values by motion compensation, % (ours: mean ± std over "
         f"{meta['n']} paired realisations of {meta['duration']:.0f} s, maxima over t ≥ {meta['skip']:.0f} s; "
-        "mean maxima MC off → on in deg, kN, kN m).",
+        "mean maxima MC off → on in deg, kN, kN m).  Sea: JONSWAP Hs "
+        f"{meta['build'].get('hs', 5.0):g} m, ωp 1.26 rad/s"
+        + ("; with the hull's mean and slow wave drift." if meta["build"].get("drift") else "."),
         "",
         "| quantity | paper I | ours I | max off → on (I) | paper II | ours II | max off → on (II) |",
         "|---|---|---|---|---|---|---|",
@@ -147,8 +149,10 @@ def plots(results, skip, path_prefix, tag=""):
             a.grid(alpha=0.3)
         ax[0].legend(loc="upper right", fontsize=8)
         ax[-1].set_xlabel("time (s)")
-        fig.suptitle(f"Crane location {loc}: MC on (solid) vs MC off (dashed), realisation 0, "
-                     "JONSWAP Hs 5 m, ωp 1.26 rad/s, cos² spreading", fontsize=9)
+        spec = on.system.waves.spectrum  # the sea the runs had
+        drift = " and its wave drift" if any(f.name == "drift" for f in on.system.forces) else ""
+        fig.suptitle(f"Crane location {loc}: MC on (solid) vs MC off (dashed), realisation 0, JONSWAP Hs {float(spec.hs):g} m, "
+                     f"ωp {2 * np.pi / float(spec.tp):.3g} rad/s, cos² spreading{drift}", fontsize=9)
         fig.tight_layout()
         fig.savefig(f"{path_prefix}_location_{loc}{tag}.png", dpi=110)
         plt.close(fig)
@@ -169,6 +173,8 @@ def main(argv=None):
     p.add_argument("--dp", choices=("spring", "thrusters"), default=None,
                    help="the paper's surge/sway/yaw PD as a spring (build default) or a DP system with thrusters")
     p.add_argument("--dp-time-constant", type=float, default=None, help="with --dp thrusters: the closed loop's time constant, s (20)")
+    p.add_argument("--drift", action="store_true", help="the mean and slow wave drift on the hull (supply_vessel_drift.csv)")
+    p.add_argument("--hs", type=float, default=None, help="significant wave height, m (build default 5, the paper's)")
     p.add_argument("--tag", default="", help="suffix of the output files")
     a = p.parse_args(argv)
     build_kw = {}
@@ -180,6 +186,10 @@ def main(argv=None):
         build_kw["dp"] = a.dp
     if a.dp_time_constant is not None:
         build_kw["dp_time_constant"] = a.dp_time_constant
+    if a.drift:
+        build_kw["drift"] = True
+    if a.hs is not None:
+        build_kw["hs"] = a.hs
     if a.smoke:
         a.realisations, a.duration, a.skip, a.chunk, a.locations = 1, 30.0, 20.0, 1, "I"
         a.dt = 0.1

@@ -44,7 +44,7 @@ import numpy as np
 from jaxmbd import spatial
 from jaxmbd.control import DynamicPositioning, JointPD, MotionCompensation, positioning_gains
 from jaxmbd.forces import LinearMooring
-from jaxmbd.hydro import JONSWAP, HydroBody, SeaState
+from jaxmbd.hydro import JONSWAP, HydroBody, SeaState, WaveDrift
 from jaxmbd.joints import Free, Revolute
 from jaxmbd.kinematics import forward_kinematics
 from jaxmbd.model import Body, ModelBuilder, Placement
@@ -209,6 +209,7 @@ def build(
     omega_max=2.5,
     ramp_time=20.0,
     hydro=None,
+    drift=False,
 ):
     """Cibicik et al. (2019)'s crane vessel.  Returns ``(System, q0)``.
 
@@ -226,7 +227,8 @@ def build(
     ``spreading``) about ``mean_direction`` (rad, direction of travel; 135° is
     bow-quartering from starboard), ``n_frequencies`` x ``n_directions``
     components over [``omega_min``, ``omega_max``].  ``hs = 0`` or
-    ``n_frequencies = 0`` gives calm water (no wave field).
+    ``n_frequencies = 0`` gives calm water (no wave field).  ``drift``: the mean and slow wave drift on the hull
+    from its coefficients (``hull.load_drift``, Newman's approximation), as element ``drift``.
     """
     if mc not in ("on", "off"):
         raise ValueError(f"mc must be 'on' or 'off', got {mc!r}")
@@ -292,6 +294,7 @@ def build(
         waves = SeaState(spectrum=JONSWAP(hs, 2 * np.pi / omega_p, gamma), n_frequencies=int(n_frequencies),
                          omega_min=float(omega_min), omega_max=float(omega_max), n_directions=int(n_directions),
                          spreading=float(spreading), mean_direction=jnp.asarray(mean_direction, dtype=float))
-    system = System(model, (hb, platform, crane, dp, sway), waves=waves, name=f"crane_vessel_mc_{location}_{mc}",
+    extra = (WaveDrift(name="drift", body="vessel", table=hull.load_drift(), ramp_time=ramp_time),) if drift else ()
+    system = System(model, (hb, platform, crane, dp, sway) + extra, waves=waves, name=f"crane_vessel_mc_{location}_{mc}",
                     report_joints=("q1", "q3"))
     return system, jnp.asarray(q0)
