@@ -501,7 +501,7 @@ def _mooring(args) -> int:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .mooring import restoring_curve, static_offset
+    from .mooring import restoring_curve, static_offset, with_mean_drift
     from .run import start_of
 
     loaded = _load(args.system)
@@ -519,8 +519,8 @@ def _mooring(args) -> int:
     # the restoring of everything but the steady loads (which the offset below balances)
     from .system import System
 
-    restoring = System(system.model, tuple(f for f in system.forces if f.kind != "steady_force"), waves=system.waves, loops=system.loops,
-                       name=system.name)
+    kept = tuple(f for f in system.forces if f.kind not in ("steady_force", "wave_drift"))
+    restoring = System(system.model, kept, waves=system.waves, loops=system.loops, name=system.name)
     force, yaw, outs = restoring_curve(restoring, body, q0, offsets, (np.cos(heading), np.sin(heading)))
     along = force[:, 0] * np.cos(heading) + force[:, 1] * np.sin(heading)
     tension = {k: v for k, v in outs.items() if k.endswith("/fairlead_tension")}
@@ -549,10 +549,11 @@ def _mooring(args) -> int:
     plt.close(fig)
     print(f"{body}: restoring force along {args.heading:g} deg, from 0 to {args.max_offset:g} m of offset: "
           f"{-along[0] / 1e3:.4g} to {-along[-1] / 1e3:.4g} kN")
-    if any(f.kind == "steady_force" for f in system.forces):
-        _, offset = static_offset(system, body, q0)
-        print(f"static offset under the steady loads: surge {offset[0]:.4g} m, sway {offset[1]:.4g} m, "
-              f"yaw {np.degrees(offset[2]):.4g} deg")
+    steady = with_mean_drift(system, report=print)
+    if any(f.kind == "steady_force" for f in steady.forces):
+        _, offset = static_offset(steady, body, q0)
+        print(f"static offset under the steady loads{' and the mean wave drift' if steady is not system else ''}: "
+              f"surge {offset[0]:.4g} m, sway {offset[1]:.4g} m, yaw {np.degrees(offset[2]):.4g} deg")
     print(f"wrote {out / 'restoring.txt'} and {out / 'restoring.png'}")
     return 0
 

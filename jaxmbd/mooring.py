@@ -146,3 +146,26 @@ def static_offset(system: System, body: str, q0, *, tol: float = 1e-6, max_iter:
     w, x, y, z = np.asarray(q[start + 3:start + 7])
     yaw = float(np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
     return q, np.array([dq[0], dq[1], yaw])
+
+
+def with_mean_drift(system: System, report=None) -> System:
+    """``system`` with each wave-drift element (:class:`~jaxmbd.hydro.drift.WaveDrift`) replaced by its mean drift in
+    the system's sea as a steady load (body axes at rest), for :func:`static_offset`; unchanged without one or
+    without an irregular sea.  ``report(line)``: told each element's mean."""
+    from .forces.steady import SteadyForce
+
+    drifts = [f for f in system.forces if getattr(f, "kind", None) == "wave_drift"]
+    if not drifts or system.waves is None or getattr(system.waves, "spectrum", None) is None:
+        return system
+    forces = []
+    for f in system.forces:
+        if f not in drifts:
+            forces.append(f)
+            continue
+        m = f.mean_in(system.waves)
+        if report is not None:
+            report(f"{f.name}: mean wave drift in the sea state: surge {m[0] / 1e3:.4g} kN, sway {m[1] / 1e3:.4g} kN, "
+                   f"yaw {m[2] / 1e3:.4g} kN m (body axes at rest)")
+        forces.append(SteadyForce(name=f.name, body=f.body, force=jnp.asarray([m[0], m[1], 0.0]), point=jnp.asarray(f.point),
+                                  moment=jnp.asarray([0.0, 0.0, m[2]])))
+    return System(system.model, tuple(forces), waves=system.waves, loops=system.loops, name=system.name)

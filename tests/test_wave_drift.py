@@ -187,3 +187,33 @@ def test_capytaines_far_field_drift_of_a_fixed_cylinder_against_maccamy_and_fuch
     want = np.array([havelock_drift(x) for x in ka])
     np.testing.assert_allclose(got[:, 0], want, rtol=0.04)
     assert np.all(np.abs(got[:, 1:]) < 1e-3 * want[:, None])
+
+
+def test_the_mean_drift_in_a_sea_state_and_the_static_offset_it_gives():
+    """The mean drift of a short-crested JONSWAP sea computed without drawing it (∫ 2 S Σ w_d T dω) equals what a
+    realisation on fine fixed bins averages to, Σ a_j² T_j (1e-3: the two quadratures); as a steady load it moves a
+    hull on a linear mooring by F/k in surge and sway and M/k_ψ in yaw (1e-6)."""
+    from jaxmbd.forces import LinearMooring
+    from jaxmbd.hydro import JONSWAP, SeaState
+    from jaxmbd.mooring import static_offset, with_mean_drift
+
+    omega, heads = np.linspace(0.2, 2.5, 24), np.radians(np.arange(0.0, 360.0, 30.0))
+    T = np.stack([2e4 * np.cos(heads)[None] * omega[:, None], 3e4 * np.sin(heads)[None] * omega[:, None] ** 2,
+                  1e5 * np.sin(2 * heads)[None] * np.ones_like(omega)[:, None]], -1)
+    drift = WaveDrift(name="drift", body="hull", table=DriftTable.of(omega, heads, T))
+    sea = SeaState(spectrum=JONSWAP(3.0, 8.0), n_frequencies=2000, n_directions=7, omega_min=0.3, omega_max=2.4,
+                   mean_direction=jnp.asarray(0.6), random_frequencies=False)
+    c = sea.realise(jax.random.key(0))
+    realised = np.sum(np.asarray(c.amplitude)[:, None] ** 2 * np.asarray(drift.table.at(c.omega, c.direction)), axis=0)
+    mean = drift.mean_in(sea)
+    np.testing.assert_allclose(mean, realised, rtol=1e-3)
+    b = ModelBuilder(source="moored")
+    b.add_body("hull", body=Body(1.0e6, (0, 0, 0), np.eye(3) * 1e8), joint=mbd.Free())
+    k = np.array([5e3, 8e3, 0.0, 0.0, 0.0, 2e7])
+    mooring = LinearMooring(name="mooring", body="hull", point=jnp.zeros(3), reference=jnp.zeros(3), stiffness=jnp.diag(jnp.asarray(k)),
+                            damping=jnp.zeros((6, 6)))
+    system = System(b.build(), (drift, mooring), waves=sea, name="moored")
+    steady = with_mean_drift(system)
+    assert [f.kind for f in steady.forces] == ["steady_force", "linear_mooring"]
+    _, offset = static_offset(steady, "hull", system.model.neutral())
+    np.testing.assert_allclose(offset, mean / k[[0, 1, 5]], rtol=1e-6)

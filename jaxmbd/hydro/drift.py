@@ -229,6 +229,25 @@ class WaveDrift(ForceElement):
         return (ValidRange("yaw", "yaw from rest", "drift coefficients at each wave's heading relative to the body at rest",
                            f"|yaw| <= {YAW_RANGE_DEG:g} deg", upper=float(np.radians(YAW_RANGE_DEG))),)
 
+    def mean_in(self, sea, n: int = 4001) -> np.ndarray:
+        """The mean drift (surge N, sway N, yaw N m; body axes at rest) in the irregular sea ``sea`` (a
+        :class:`~jaxmbd.hydro.sea.SeaState`), without drawing it: ∫ 2 S(ω) Σ_d w_d T(ω, β_d) dω over its band, the
+        directions and weights those of its spreading (bin centres), on ``n`` frequencies; what a realisation's force
+        averages to."""
+        from .waves import WHOLE_CIRCLE, spreading_weights
+
+        w = np.linspace(sea.omega_min, sea.omega_max, n)
+        S = np.asarray(sea.spectrum.density(w))
+        mean, m = float(sea.mean_direction), sea.n_directions
+        if m == 1:
+            dirs, weights = np.array([mean]), np.ones(1)
+        else:
+            width = 2 * np.pi if sea.spreading_kind in WHOLE_CIRCLE else np.pi
+            dirs = mean - 0.5 * width + width / m * (np.arange(m) + 0.5)
+            weights = np.asarray(spreading_weights(jnp.asarray(dirs), mean, sea.spreading, sea.spreading_kind))
+        T = sum(wt * np.asarray(self.table.at(jnp.asarray(w), jnp.full(w.shape, d))) for d, wt in zip(dirs, weights))
+        return np.trapezoid(2.0 * S[:, None] * T, w, axis=0)
+
     def check_sea(self, waves) -> None:
         """The sea within the table (one line)."""
         if waves is not None and getattr(waves, "spectrum", None) is not None:
