@@ -133,3 +133,56 @@ def test_both_spreading_functions_hold_the_seas_energy(s):
     np.testing.assert_allclose(a2 / a2.sum(axis=1, keepdims=True), np.tile(d / d.sum(), (4, 1)), rtol=1e-12)
     with pytest.raises(ValueError, match="spreading_kind must be one of cos2s, cos2s_full"):
         SeaState(spectrum=JONSWAP(2.0, 8.0), spreading_kind="cos4s")
+
+
+def test_a_directional_table_realises_its_own_spreading(tmp_path):
+    """S(ω, θ) tabulated every 5° from a JONSWAP with full-circle cos⁴ spreading about 0.5 rad realises as that sea
+    does (the same key: the same phases; amplitudes to 2e-3 of the largest, the table's linear interpolation in ω and
+    θ); its Hs and Tp are the table's (1e-3); in a file, `directions_deg` with rows of S(ω, θ) reads the same, and a
+    directional table with one direction, or rows of the wrong length, is one line each."""
+    from jaxmbd.hydro.waves import spreading_function
+
+    j = JONSWAP(2.0, 8.0)
+    omega = np.linspace(0.1, 4.0, 2000)
+    theta = np.radians(np.arange(0.0, 360.0, 5.0))
+    d = np.asarray(spreading_function(theta, 0.5, 2.0, "cos2s_full"))
+    table = np.asarray(j.density(omega))[:, None] * d[None, :]
+    spec = TabulatedSpectrum(omega, table, theta)
+    assert float(spec.hs) == pytest.approx(2.0, rel=1e-3) and float(spec.tp) == pytest.approx(8.0, rel=2e-3)
+    kw = dict(n_frequencies=40, n_directions=24, omega_min=0.3, omega_max=2.5, mean_direction=0.5, random_frequencies=False)
+    a = SeaState(spectrum=j, spreading=2.0, spreading_kind="cos2s_full", **kw).realise(jax.random.key(3))
+    b = SeaState(spectrum=spec, **kw).realise(jax.random.key(3))
+    np.testing.assert_array_equal(a.phase, b.phase)
+    np.testing.assert_allclose(b.direction, a.direction, atol=1e-12)
+    np.testing.assert_allclose(b.amplitude, a.amplitude, rtol=0, atol=2e-3 * float(np.max(a.amplitude)))
+    rows = ",\n".join("[" + ", ".join(f"{x:.10g}" for x in row) + "]" for row in table[::20])
+    text = f"""
+name = "directional"
+[[bodies]]
+name = "buoy"
+joint = "prismatic"
+axis = [0, 0, 1]
+mass = 1000.0
+radii_of_gyration = [1.0, 1.0, 1.0]
+[waves]
+type = "tabulated"
+omega = {omega[::20].tolist()}
+directions_deg = {np.degrees(theta).tolist()}
+density = [{rows}]
+n_frequencies = 40
+n_directions = 24
+[simulation]
+duration = 10.0
+method = "rk4"
+dt = 0.1
+"""
+    path = tmp_path / "dir.toml"
+    path.write_text(text)
+    waves = jaxmbd.load_system(path).system.waves
+    assert waves.spectrum.directions.shape == (72,) and waves.headings().max() - waves.headings().min() == pytest.approx(2 * np.pi)
+    path.write_text(text.replace("n_directions = 24", "n_directions = 1"))
+    with pytest.raises(SystemFileError, match=r"waves.n_directions: .*give n_directions > 1"):
+        jaxmbd.load_system(path)
+    path.write_text(text.replace(f"directions_deg = {np.degrees(theta).tolist()}", f"directions_deg = {np.degrees(theta[:-1]).tolist()}"))
+    with pytest.raises(SystemFileError, match=r"waves.density: expected rows of S\(ω, θ\)"):
+        jaxmbd.load_system(path)

@@ -75,7 +75,8 @@ class SeaState(eqx.Module):
             return np.atleast_1d(float(self.regular.direction if mean is None else mean))
         mean = float(self.mean_direction if mean is None else mean)
         m = self.n_directions
-        half = np.pi if self.spreading_kind in WHOLE_CIRCLE else 0.5 * np.pi
+        directional = getattr(self.spectrum, "directions", None) is not None  # a table's own spreading: the whole circle
+        half = np.pi if self.spreading_kind in WHOLE_CIRCLE or directional else 0.5 * np.pi
         return np.array([mean]) if m == 1 else mean + np.linspace(-half, half, 2 * m + 1)
 
     def energy_fraction(self) -> float | None:
@@ -154,7 +155,10 @@ WAVE_KEYS = keys(
         "required (ochi_hubble)"),
     Key("omega", "array", "rad/s", None, "the table's frequencies (tabulated), increasing, > 0", "required (tabulated)"),
     Key("density", "array", "m² s/rad", None, "S(ω) at them (tabulated), ≥ 0; from a buoy's S(f) in m²/Hz at f Hz: "
-        "S(f) / (2π) at ω = 2π f", "required (tabulated)"),
+        "S(f) / (2π) at ω = 2π f; with `directions_deg`, rows of S(ω, θ) in m² s/rad per rad, one per frequency",
+        "required (tabulated)"),
+    Key("directions_deg", "array", "deg", None, "a directional table's directions of travel (tabulated), increasing within one "
+        "turn; the realisations then take the table's spreading over the whole circle (n_directions > 1)", "none (1-D)"),
     Key("sigma_a", "number", "", default_of(JONSWAP, "sigma_a"), "JONSWAP peak width below the peak"),
     Key("sigma_b", "number", "", default_of(JONSWAP, "sigma_b"), "JONSWAP peak width above the peak"),
     Key("height", "number", "m", doc="crest-to-trough height (regular), > 0", default_text="required (regular)"),
@@ -237,7 +241,7 @@ def _read_waves(reader, cfg):
     K = {k: v.default for k, v in WAVE_KEYS.items()}
     typ = r.string(w, f, "type", choices=_WAVE_TYPES)
     own = {"jonswap": ("hs", "tp", "gamma", "sigma_a", "sigma_b"), "pierson_moskowitz": ("hs", "tp"), "torsethaugen": ("hs", "tp"),
-           "tabulated": ("omega", "density"), "ochi_hubble": ("parts",), "regular": ("height", "period", "phase_deg"),
+           "tabulated": ("omega", "density", "directions_deg"), "ochi_hubble": ("parts",), "regular": ("height", "period", "phase_deg"),
            "recorded": ("file", "dt", "elevation", "omega_min", "omega_max")}
     spectral = ("n_frequencies", "omega_min", "omega_max", "n_directions", "spreading", "spreading_kind", "spreading_sigma_deg",
                 "random_frequencies")
@@ -342,10 +346,23 @@ def _read_record(reader, w, f):
 
 def _read_table(r, w, f) -> TabulatedSpectrum:
     omega = r.array(r.get(w, f, "omega"), f"{f}.omega").reshape(-1)
-    density = r.array(r.get(w, f, "density"), f"{f}.density").reshape(-1)
+    density = r.array(r.get(w, f, "density"), f"{f}.density")
     if omega.size < 3 or omega[0] <= 0 or np.any(np.diff(omega) <= 0):
         r.fail(f"{f}.omega", f"expected at least three frequencies > 0 rad/s, increasing; got {omega.size} starting at "
                f"{omega[0] if omega.size else 'none'}")
+    directions = None
+    if "directions_deg" in w:
+        directions = np.radians(r.array(w["directions_deg"], f"{f}.directions_deg").reshape(-1))
+        if directions.size < 3 or np.any(np.diff(directions) <= 0) or directions[-1] - directions[0] >= 2 * np.pi:
+            r.fail(f"{f}.directions_deg", f"expected at least three directions, increasing, within one turn; got "
+                   f"{np.degrees(directions).round(3).tolist()}")
+        if density.shape != (omega.size, directions.size) or np.any(density < 0) or not np.any(density > 0):
+            r.fail(f"{f}.density", f"expected rows of S(ω, θ) >= 0, one per frequency ({omega.size}) and one value per "
+                   f"direction ({directions.size}), not all zero; got shape {list(density.shape)}")
+        if int(w.get("n_directions", 1)) < 2:
+            r.fail(f"{f}.n_directions", "a directional table spreads its energy over directions: give n_directions > 1")
+        return TabulatedSpectrum(omega, density, directions)
+    density = density.reshape(-1)
     if density.shape != omega.shape or np.any(density < 0) or not np.any(density > 0):
         r.fail(f"{f}.density", f"expected one density >= 0 m² s/rad per frequency ({omega.size}), not all zero; got "
                f"{density.size}")

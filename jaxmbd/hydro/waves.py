@@ -291,26 +291,53 @@ class TabulatedSpectrum(eqx.Module):
     m²·s/rad at ``omega`` (rad/s, increasing): linear between the rows and zero outside them.  Its ``hs`` is
     4√m0 of the table (trapezoidal rule) and its ``tp`` 2π over the row of the largest density: what the table
     says, not settings (a sweep or a search over Hs and Tp needs a parametric spectrum).  A buoy's S(f) in m²/Hz
-    at f (Hz) is S(ω) = S(f) / (2π) at ω = 2π f."""
+    at f (Hz) is S(ω) = S(f) / (2π) at ω = 2π f.
+
+    Directional: with ``directions`` (rad, increasing, within one turn; the direction the waves travel towards),
+    ``values`` is S(ω, θ) (m²·s/rad per rad, n_omega x n_directions), periodic in θ and linear between the columns;
+    ``density`` is ∫ S dθ and a realisation draws its directions over the whole circle with the table's own spreading
+    at each frequency (:meth:`direction_weights`; the sea's spreading settings are not used)."""
 
     omega: jax.Array
     values: jax.Array
+    directions: jax.Array | None = None
 
-    def __init__(self, omega, values):
+    def __init__(self, omega, values, directions=None):
         self.omega = jnp.asarray(omega, dtype=float)
         self.values = jnp.asarray(values, dtype=float)
+        self.directions = None if directions is None else jnp.asarray(directions, dtype=float)
+
+    def _gaps(self):
+        """The periodic widths between the table's directions (each column's share of the turn)."""
+        b = self.directions
+        nxt = jnp.concatenate([b[1:], b[:1] + 2.0 * jnp.pi])
+        gap = nxt - b
+        return 0.5 * (gap + jnp.roll(gap, 1))
+
+    def _rows(self):
+        """∫ S dθ at each of the table's frequencies (the 1-D table as it is)."""
+        return self.values if self.directions is None else self.values @ self._gaps()
 
     @property
     def hs(self):
-        return 4.0 * jnp.sqrt(jnp.trapezoid(self.values, self.omega))
+        return 4.0 * jnp.sqrt(jnp.trapezoid(self._rows(), self.omega))
 
     @property
     def tp(self):
-        return 2.0 * jnp.pi / self.omega[jnp.argmax(self.values)]
+        return 2.0 * jnp.pi / self.omega[jnp.argmax(self._rows())]
 
     def density(self, omega):
-        """S(ω) [m²·s/rad], linear between the rows, 0 outside them."""
-        return jnp.interp(jnp.asarray(omega, dtype=float), self.omega, self.values, left=0.0, right=0.0)
+        """S(ω) [m²·s/rad] (∫ S dθ for a directional table), linear between the rows, 0 outside them."""
+        return jnp.interp(jnp.asarray(omega, dtype=float), self.omega, self._rows(), left=0.0, right=0.0)
+
+    def direction_weights(self, omega, theta):
+        """(n_omega, n_theta): the table's spreading at each frequency, S(ω, θ_j) over Σ_j S(ω, θ_j) (uniform where the
+        table holds nothing), linear in ω and periodically in θ between the table's rows and columns."""
+        omega, theta = jnp.asarray(omega, dtype=float), jnp.asarray(theta, dtype=float)
+        cols = jax.vmap(lambda col: jnp.interp(omega, self.omega, col, left=0.0, right=0.0), in_axes=1, out_axes=1)(self.values)
+        d = jax.vmap(lambda row: jnp.interp(theta, self.directions, row, period=2.0 * jnp.pi))(cols)
+        total = jnp.sum(d, axis=1, keepdims=True)
+        return jnp.where(total > 0, d / jnp.where(total > 0, total, 1.0), 1.0 / theta.shape[0])
 
 
 SPREADING = ("cos2s", "cos2s_full", "wrapped_normal")
@@ -478,21 +505,25 @@ def realise(
     else:
         omega = centres
 
+    directional = getattr(spectrum, "directions", None) is not None  # a table of S(ω, θ): its own spreading
     if m == 1:
+        if directional:
+            raise InputError("a directional spectrum table spreads its energy over directions: give n_directions > 1")
         theta = jnp.full((1,), mean_direction, dtype=float)
         weights = jnp.ones((1,))
     else:
-        width = 2.0 * jnp.pi if spreading_kind in WHOLE_CIRCLE else jnp.pi  # the directions' range, about the mean
+        width = 2.0 * jnp.pi if spreading_kind in WHOLE_CIRCLE or directional else jnp.pi  # the directions' range
         d_theta = width / m
         theta_c = mean_direction - 0.5 * width + d_theta * (jnp.arange(m) + 0.5)
         if random_directions:
             theta = theta_c + d_theta * (jax.random.uniform(k_dir, (m,)) - 0.5)
         else:
             theta = theta_c
-        weights = spreading_weights(theta, mean_direction, spreading, spreading_kind)
+        weights = (spectrum.direction_weights(omega, theta) if directional
+                   else spreading_weights(theta, mean_direction, spreading, spreading_kind)[None, :])
 
     energy = 2.0 * spectrum.density(omega) * d_omega  # a² summed over directions
-    a2 = energy[:, None] * weights[None, :]
+    a2 = energy[:, None] * weights
     # a component with no energy (the spectrum underflows to 0 far below its peak) has amplitude 0 and
     # derivative 0: sqrt's derivative at 0 would be inf, and inf x 0 a NaN in every gradient of the sea
     amplitude = jnp.where(a2 > 0, jnp.sqrt(jnp.where(a2 > 0, a2, 1.0)), 0.0).reshape(-1)
