@@ -217,3 +217,23 @@ def test_the_mean_drift_in_a_sea_state_and_the_static_offset_it_gives():
     assert [f.kind for f in steady.forces] == ["steady_force", "linear_mooring"]
     _, offset = static_offset(steady, "hull", system.model.neutral())
     np.testing.assert_allclose(offset, mean / k[[0, 1, 5]], rtol=1e-6)
+
+
+@pytest.mark.slow  # 4 s of Capytaine
+def test_a_long_wall_in_short_waves_reaches_the_2d_full_reflection_drift():
+    """A fixed box 60 m long, 6 m wide and 6 m deep in beam seas of 1.5-2.5 rad/s (waves of 10-27 m, the keel at 1-2
+    wavelengths' e-folding depths): its sway drift by :func:`capytaine_drift` lies between 90 % and 100 % of the 2-D
+    full-reflection drift ½ ρ g L per squared amplitude (measured 98.7, 98.7, 95.8 %: the ends and the waves passing
+    under the keel take the rest), surge and yaw nil by symmetry."""
+    import warnings
+
+    from jaxmbd.hydro.capytaine_run import box, capytaine_drift
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = capytaine_drift(box(60.0, 6.0, 6.0, panel_size=1.0, name="wall"), omegas=[1.5, 2.0, 2.5],
+                                wave_directions=[np.pi / 2], fixed=True, name="wall")
+    v = np.asarray(table.values)[:, 0]
+    ratio = v[:, 1] / (0.5 * 1025.0 * 9.81 * 60.0)
+    assert np.all((ratio > 0.9) & (ratio <= 1.0)), ratio
+    assert np.all(np.abs(v[:, [0, 2]]) < 1e-6 * v[:, 1:2] * np.array([1.0, 60.0]))
