@@ -150,7 +150,7 @@ def plots(results, skip, path_prefix, tag=""):
         ax[0].legend(loc="upper right", fontsize=8)
         ax[-1].set_xlabel("time (s)")
         spec = on.system.waves.spectrum  # the sea the runs had
-        drift = " and its wave drift" if any(f.name == "drift" for f in on.system.forces) else ""
+        drift = "; with the hull's wave drift" if any(f.name == "drift" for f in on.system.forces) else ""
         fig.suptitle(f"Crane location {loc}: MC on (solid) vs MC off (dashed), realisation 0, JONSWAP Hs {float(spec.hs):g} m, "
                      f"ωp {2 * np.pi / float(spec.tp):.3g} rad/s, cos² spreading{drift}", fontsize=9)
         fig.tight_layout()
