@@ -11,7 +11,7 @@ from jaxmbd.netcdf import open_result
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 FILES = sorted(EXAMPLES.glob("*.toml"))
 # seconds simulated by the slow check (a scenario's phases set their own); what each run must write
-SHORT = {"four_bar": ("5", ["pin/force", "pin/error"]), "moored_barge": ("20", ["spread/fairlead_tension", "hull/eta"]),
+SHORT = {"four_bar": ("5", ["pin/force", "pin/error"]), "moored_barge": ("20", ["spread/fairlead_tension", "hull/eta", "drift/force"]),
          "heave_compensated_lift": ("20", ["hoist/tension", "hoist/length"]), "lift_in_phases": (None, ["hoist/tension"]),
          "wind_and_swell_lift": ("20", ["module_wind/force", "module_wind/moment", "module_wind/speed"]),
          "lift_on_raos": ("20", ["ship/eta", "ship/load_ratio", "hoist/tension"])}
