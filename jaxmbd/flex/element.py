@@ -42,7 +42,9 @@ class NodeRope(eqx.Module):
 class FlexibleBeamFile(eqx.Module):
     """A straight Euler-Bernoulli beam of equal elements whose floating frame is the frame of a tree
     body, its first node clamped (or pinned) to that frame: a crane boom on its luffing joint; its
-    elastic coordinates join the state; a hoist rope may hang from one of its nodes.
+    elastic coordinates join the state; a hoist rope may hang from one of its nodes.  Under the still
+    water, with a `drag_diameter`, it feels the sea's current (Morison drag on the flow normal to it, less
+    its own velocity, lumped at the nodes; no wave kinematics).
 
     Outputs: `tension0` (N, the rope's), `tip_deflection` (m, body axes), `strain_energy` (J)."""
 
@@ -65,6 +67,11 @@ class FlexibleBeamFile(eqx.Module):
     rayleigh: jax.Array = parameter(unit="1/s, s", shape=(2,), bound=(">=", 0.0), default=np.zeros(2),
                                     doc="(α, β) of the damping C = α M + β K")
     tip_node: int = setting("integer", default=-1, doc="node of the `tip_deflection` output (negative counts from the end)")
+    drag_diameter: jax.Array = parameter(unit="m", bound=(">=", 0.0), default=0.0, doc="D of the beam's drag in the sea's "
+                                         "current where it is under the still water (0: none); Morison's ½ ρ C_d D |u_n| u_n "
+                                         "per metre on the flow normal to the beam")
+    drag_coefficient: jax.Array = parameter(unit="", bound=(">=", 0.0), default=1.2, doc="C_d of that drag")
+    rho: jax.Array = parameter(unit="kg/m³", bound=(">", 0.0), default=1025.0, doc="water density of that drag")
     rope_body: str = setting("body_or_world", default="", doc="body the rope from the beam runs to (none if left out)")
     rope_node: int = setting("integer", default=-1, doc="beam node the rope hangs from")
     rope_point: jax.Array = parameter(unit="m", shape=(3,), default=np.zeros(3), doc="rope end on `rope_body`, in its frame")
@@ -102,7 +109,10 @@ class FlexibleBeamFile(eqx.Module):
         if self.rope_body:
             ropes = (NodeRope(node=self.rope_node, body=self.rope_body, point=self.rope_point, EA=self.rope_EA,
                               length=self.rope_length, damping=self.rope_damping, transition=self.rope_transition),)
-        return FlexibleBeamElement(name=self.name, body=self.body, beam=beam, ropes=ropes, tip_node=self.tip_node)
+        drag = bool(float(self.drag_diameter) > 0.0)
+        return FlexibleBeamElement(name=self.name, body=self.body, beam=beam, ropes=ropes, tip_node=self.tip_node, in_water=drag,
+                                   drag_diameter=jnp.asarray(self.drag_diameter, float),
+                                   drag_coefficient=jnp.asarray(self.drag_coefficient, float), rho=jnp.asarray(self.rho, float))
 
 
 class FlexibleBeamElement(ForceElement):
@@ -126,6 +136,11 @@ class FlexibleBeamElement(ForceElement):
     beam: FlexibleBody
     ropes: tuple = ()
     tip_node: int = eqx.field(static=True, default=-1)
+    in_water: bool = eqx.field(static=True, default=False)
+    """Whether the beam feels the sea's current (Morison drag on the flow normal to it, where it is under water)."""
+    drag_diameter: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(0.0))
+    drag_coefficient: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(1.2))
+    rho: jnp.ndarray = eqx.field(default_factory=lambda: jnp.asarray(1025.0))
 
     @property
     def n_flex(self) -> int:
@@ -155,7 +170,7 @@ class FlexibleBeamElement(ForceElement):
         return T, e, node, R
 
     def flexible_terms(self, ctx: Context, z):
-        """(M (6+n_f)², Q (6+n_f)) in the reference body's frame, rope loads on the nodes included."""
+        """(M (6+n_f)², Q (6+n_f)) in the reference body's frame, rope loads and the current's drag on the nodes included."""
         q_f, qd_f = self._split(z)
         i = ctx.model.index(self.body)
         g_body = spatial.mtv(ctx.R[i], ctx.model.gravity)
@@ -164,7 +179,34 @@ class FlexibleBeamElement(ForceElement):
             T, e, node, R = self._rope(ctx, z, rope)
             f_body = spatial.mtv(R, T * e)
             Q = Q + generalized_force_at_node(self.beam, q_f, node, jnp.concatenate([f_body, jnp.zeros(3)]))
+        if self.in_water:
+            for node, f_body in enumerate(self.drag_loads(ctx, z)):
+                Q = Q + generalized_force_at_node(self.beam, q_f, node, jnp.concatenate([f_body, jnp.zeros(3)]))
         return M, Q
+
+    def drag_loads(self, ctx: Context, z):
+        """(n_nodes, 3) body-axes forces of the current's drag, lumped at the nodes: per metre ½ ρ C_d D |u_n| u_n with
+        u_n the current less the node's velocity, its part normal to the beam's axis, over each node's half elements
+        (nodes above the still water feel none; no wave kinematics)."""
+        q_f, qd_f = self._split(z)
+        i = ctx.model.index(self.body)
+        R, p, tw = ctx.R[i], ctx.p[i], ctx.twist[i]
+        nodes = jnp.asarray(self.beam.nodes, dtype=p.dtype)  # traced inside a run
+        seg = jnp.linalg.norm(jnp.diff(nodes, axis=0), axis=1)
+        zero = jnp.zeros(1, p.dtype)
+        share = 0.5 * (jnp.concatenate([seg, zero]) + jnp.concatenate([zero, seg]))
+        chord = nodes[-1] - nodes[0]
+        axis = spatial.mv(R, chord / jnp.linalg.norm(chord))
+        current = None if ctx.waves is None else ctx.waves.current
+        out = []
+        for k in range(self.beam.n_nodes):
+            pos = p + spatial.mv(R, node_position(self.beam, q_f, k))
+            vel = spatial.mv(R, node_velocity(self.beam, q_f, qd_f, tw, k))
+            u = (jnp.zeros(3, p.dtype) if current is None else current.velocity(pos[2]).astype(p.dtype)) - vel
+            un = u - jnp.dot(u, axis) * axis
+            f = 0.5 * self.rho * self.drag_coefficient * self.drag_diameter * jnp.sqrt(jnp.sum(un * un) + 1e-12) * un * share[k]
+            out.append(spatial.mtv(R, jnp.where(pos[2] < 0.0, f, 0.0)))
+        return out
 
     def contribution(self, ctx: Context, z) -> Contribution:
         f_ext = ctx.zeros_f_ext()
