@@ -631,7 +631,7 @@ def check_drivers(system: System):
     for f in system.forces:  # tables of the sea's frequencies and headings (drift coefficients)
         if hasattr(f, "check_sea"):
             try:
-                f.check_sea(system.waves)
+                f.check_sea(system.waves, system.model)
             except (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError):
                 pass
 

@@ -237,3 +237,34 @@ def test_a_long_wall_in_short_waves_reaches_the_2d_full_reflection_drift():
     ratio = v[:, 1] / (0.5 * 1025.0 * 9.81 * 60.0)
     assert np.all((ratio > 0.9) & (ratio <= 1.0)), ratio
     assert np.all(np.abs(v[:, [0, 2]]) < 1e-6 * v[:, 1:2] * np.array([1.0, 60.0]))
+
+
+
+def test_a_directional_table_a_regular_wave_and_a_turned_hull_against_the_drift_table():
+    """The mean drift of a directional spectrum table's sea is its realisation's mean (the table's own spreading over
+    the whole circle, 1e-3); a regular wave beyond the table's frequencies and a hull resting turned by 30° are one
+    line each, when the system is built."""
+    from jaxmbd.hydro import JONSWAP, RegularWave, SeaState
+    from jaxmbd.hydro.waves import TabulatedSpectrum, spreading_function
+
+    omega, heads = np.linspace(0.2, 2.5, 24), np.radians(np.arange(0.0, 360.0, 30.0))
+    T = np.stack([2e4 * np.cos(heads)[None] * omega[:, None], 3e4 * np.sin(heads)[None] * omega[:, None],
+                  np.zeros((24, 12))], -1)
+    drift = WaveDrift(name="drift", body="hull", table=DriftTable.of(omega, heads, T))
+    w, theta = np.linspace(0.1, 4.0, 1000), np.radians(np.arange(0.0, 360.0, 5.0))
+    spec = TabulatedSpectrum(w, np.asarray(JONSWAP(3.0, 8.0).density(w))[:, None]
+                             * np.asarray(spreading_function(theta, 0.6, 2.0, "cos2s_full"))[None], theta)
+    sea = SeaState(spectrum=spec, n_frequencies=1000, n_directions=36, omega_min=0.3, omega_max=2.4, mean_direction=jnp.asarray(0.6),
+                   random_frequencies=False)
+    c = sea.realise(jax.random.key(0))
+    realised = np.sum(np.asarray(c.amplitude)[:, None] ** 2 * np.asarray(drift.table.at(c.omega, c.direction)), axis=0)
+    np.testing.assert_allclose(drift.mean_in(sea)[:2], realised[:2], rtol=1e-3)
+    b = ModelBuilder(source="hull")
+    b.add_body("hull", body=Body(1.0e6, (0, 0, 0), np.eye(3) * 1e8), joint=mbd.Free())
+    with pytest.raises(mbd.JaxmbdError, match=r"the sea's frequencies 3.142-3.142 rad/s leave the drift coefficients'") as err:
+        System(b.build(), (drift,), waves=SeaState(regular=RegularWave(1.0, 2.0)))
+    assert "\n" not in str(err.value)
+    b = ModelBuilder(source="hull")
+    b.add_body("hull", body=Body(1.0e6, (0, 0, 0), np.eye(3) * 1e8), joint=mbd.Free(), placement=mbd.Placement.from_xyz_rpy(rpy=(0.0, 0.0, np.radians(30.0))))
+    with pytest.raises(mbd.JaxmbdError, match=r"rests at a yaw of 30 deg"):
+        System(b.build(), (drift,), waves=SeaState(regular=RegularWave(1.0, 8.0)))

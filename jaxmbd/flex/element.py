@@ -68,7 +68,8 @@ class FlexibleBeamFile(eqx.Module):
                                     doc="(α, β) of the damping C = α M + β K")
     tip_node: int = setting("integer", default=-1, doc="node of the `tip_deflection` output (negative counts from the end)")
     drag_diameter: jax.Array = parameter(unit="m", bound=(">=", 0.0), default=0.0, doc="D of the beam's drag in the sea's "
-                                         "current where it is under the still water (0: none); Morison's ½ ρ C_d D |u_n| u_n "
+                                         "current where it is under the still water (0: none, settled when the system is built: a tuning "
+                                         "or a phase cannot turn it on); Morison's ½ ρ C_d D |u_n| u_n "
                                          "per metre on the flow normal to the beam")
     drag_coefficient: jax.Array = parameter(unit="", bound=(">=", 0.0), default=1.2, doc="C_d of that drag")
     rho: jax.Array = parameter(unit="kg/m³", bound=(">", 0.0), default=1025.0, doc="water density of that drag")

@@ -33,7 +33,7 @@ from .. import spatial
 from ..errors import InputError
 from ..fields import parameter, setting
 from ..system import Context, Contribution, ForceElement
-from .rao_motion import bilinear, check_table, goes_round
+from .rao_motion import bilinear, check_table, goes_round, sea_band
 from .waves import complex_amplitudes, ramp
 
 DRIFT_DOFS = ("surge", "sway", "yaw")
@@ -166,7 +166,10 @@ def read_drift(path, rho=1025.0, g=9.81, length=1.0) -> DriftTable:
 class WaveDrift(ForceElement):
     """The mean and slow wave drift on ``body`` from its mean drift coefficients ``table``
     (:mod:`jaxmbd.hydro.drift`: Newman's approximation), in the body's axes at ``point`` (the coefficients'
-    reference, where the yaw moment is taken), fading in with the waves over ``ramp_time`` (as their square).
+    reference, where the yaw moment is taken), fading in with the waves over ``ramp_time`` (as their square); ``origin``:
+    where the body rests in the world, the waves' phases of its envelope (the mean does not depend on it).  The body
+    rests with no yaw (the coefficients' headings are relative to it), and the sea stays within the table: both are
+    checked when the system is built.
     Outputs: ``force`` (3,) the surge and sway force and the yaw moment; ``yaw`` the body's heading from rest (rad),
     whose range is ±15°."""
 
@@ -181,6 +184,7 @@ class WaveDrift(ForceElement):
     body: str = eqx.field(static=True)
     table: DriftTable
     point: jax.Array = eqx.field(default_factory=lambda: jnp.zeros(3))
+    origin: jax.Array = eqx.field(default_factory=lambda: jnp.zeros(3))
     ramp_time: float = eqx.field(static=True, default=0.0)
 
     def prepare(self, waves):
@@ -188,7 +192,9 @@ class WaveDrift(ForceElement):
         if waves is None:
             return None
         T = self.table.at(waves.omega, waves.direction).astype(self.table.values.dtype)
-        A = complex_amplitudes(waves)
+        # the waves' phases at the body (its place in the world at rest): the envelope in step with the first-order loads
+        A = complex_amplitudes(waves) * jnp.exp(1j * waves.wavenumber * (self.origin[0] * jnp.cos(waves.direction)
+                                                                          + self.origin[1] * jnp.sin(waves.direction)))
         c = jnp.concatenate([T * A[:, None], A[:, None]], axis=1)
         return jnp.real(c), jnp.imag(c), waves.omega.astype(T.dtype)
 
@@ -239,19 +245,31 @@ class WaveDrift(ForceElement):
         w = np.linspace(sea.omega_min, sea.omega_max, n)
         S = np.asarray(sea.spectrum.density(w))
         mean, m = float(sea.mean_direction), sea.n_directions
+        directional = getattr(sea.spectrum, "directions", None) is not None  # a table of S(ω, θ): its own spreading
         if m == 1:
-            dirs, weights = np.array([mean]), np.ones(1)
+            dirs, weights = np.array([mean]), np.ones((1, 1))
         else:
-            width = 2 * np.pi if sea.spreading_kind in WHOLE_CIRCLE else np.pi
+            width = 2 * np.pi if sea.spreading_kind in WHOLE_CIRCLE or directional else np.pi
             dirs = mean - 0.5 * width + width / m * (np.arange(m) + 0.5)
-            weights = np.asarray(spreading_weights(jnp.asarray(dirs), mean, sea.spreading, sea.spreading_kind))
-        T = sum(wt * np.asarray(self.table.at(jnp.asarray(w), jnp.full(w.shape, d))) for d, wt in zip(dirs, weights))
+            weights = (np.asarray(sea.spectrum.direction_weights(jnp.asarray(w), jnp.asarray(dirs))) if directional
+                       else np.asarray(spreading_weights(jnp.asarray(dirs), mean, sea.spreading, sea.spreading_kind))[None, :])
+        T = sum(weights[:, k:k + 1] * np.asarray(self.table.at(jnp.asarray(w), jnp.full(w.shape, d))) for k, d in enumerate(dirs))
         return np.trapezoid(2.0 * S[:, None] * T, w, axis=0)
 
-    def check_sea(self, waves) -> None:
-        """The sea within the table (one line)."""
-        if waves is not None and getattr(waves, "spectrum", None) is not None:
-            self.table.check(waves.omega_min, waves.omega_max, waves.headings(waves.mean_direction))
+    def check_sea(self, waves, model=None) -> None:
+        """The sea within the table, and the body at rest with its axes along the world's (the coefficients' headings
+        are relative to it): one line each."""
+        band = sea_band(waves)
+        if band is not None:
+            self.table.check(*band)
+        if model is not None:
+            from ..kinematics import forward_kinematics
+
+            R = np.asarray(forward_kinematics(model, model.neutral())[0][model.index(self.body)])
+            if abs(float(np.arctan2(R[1, 0], R[0, 0]))) > 1e-9:
+                raise InputError(f"wave_drift {self.name!r}: body {self.body!r} rests at a yaw of {np.degrees(np.arctan2(R[1, 0], R[0, 0])):.4g} "
+                                 "deg; its drift coefficients are by heading relative to the body: place it with no yaw and "
+                                 "turn the waves instead")
 
 
 class WaveDriftFile(eqx.Module):
@@ -268,6 +286,8 @@ class WaveDriftFile(eqx.Module):
     rho: jax.Array = parameter(unit="kg/m³", bound=(">", 0.0), default=1025.0, doc="water density (a WAMIT file's scale)")
     g: jax.Array = parameter(unit="m/s²", bound=(">", 0.0), default=9.81, doc="gravity (a WAMIT file's scale)")
     point: jax.Array = parameter(unit="m", shape=(3,), default=np.zeros(3), doc="the coefficients' reference point, body frame")
+    origin: jax.Array = parameter(unit="m", shape=(3,), default=np.zeros(3), doc="where the body rests in the world (the waves' "
+                                                                                 "phases of its envelope)")
     ramp_time: float = setting("number", default=0.0, unit="s", doc="the drift fades in over this time, as the waves' excitation")
 
     water_density_field: ClassVar[str] = "rho"
@@ -284,7 +304,7 @@ class WaveDriftFile(eqx.Module):
     def build(self) -> WaveDrift:
         table = read_drift(self.file, float(self.rho), float(self.g), float(self.wamit_length))
         return WaveDrift(name=self.name, body=self.body, table=table, point=jnp.asarray(self.point, float),
-                         ramp_time=float(self.ramp_time))
+                         origin=jnp.asarray(self.origin, float), ramp_time=float(self.ramp_time))
 
 
 WaveDrift.file_form = WaveDriftFile

@@ -105,6 +105,22 @@ def bilinear(w, b, X, omega, beta, full_circle: bool):
     return (1 - s) * (1 - u) * X[i, j] + s * (1 - u) * X[i + 1, j] + (1 - s) * u * X[i, j + 1] + s * u * X[i + 1, j + 1]
 
 
+def sea_band(waves):
+    """(lowest ω, highest ω, every heading) a sea may draw, for checking it against a table: an irregular sea's band and
+    its directions, a regular wave's frequency, a record's band; None without waves."""
+    if waves is None:
+        return None
+    if getattr(waves, "spectrum", None) is not None:
+        return waves.omega_min, waves.omega_max, waves.headings(waves.mean_direction)
+    regular = getattr(waves, "regular", None)
+    if regular is None:
+        return None
+    if hasattr(regular, "period"):
+        w = 2 * math.pi / float(regular.period)
+        return w, w, [float(regular.direction)]
+    return float(np.min(np.asarray(regular.components().omega))), regular.omega, [float(regular.direction)]  # a record
+
+
 def goes_round(heading) -> bool:
     """Whether increasing headings (rad) go round the circle: the first + 2π follows the last one step on."""
     b = np.asarray(heading, float)
@@ -348,16 +364,9 @@ class RaoMotion(ForceElement):
         if np.max(np.abs(np.asarray(model.placement_R[i]) - np.eye(3))) > 1e-9:
             raise InputError(f"rao_motion {self.name!r}: body {self.body!r}'s joint frame is rotated; the RAOs' vessel rests "
                              "level (give its placement without rpy)")
-        if waves is None:
-            return
-        if getattr(waves, "spectrum", None) is not None:
-            self.rao.check(waves.omega_min, waves.omega_max, waves.headings(waves.mean_direction))
-        elif getattr(waves, "regular", None) is not None and hasattr(waves.regular, "period"):
-            w = 2 * math.pi / float(waves.regular.period)
-            self.rao.check(w, w, [float(waves.regular.direction)])
-        elif getattr(waves, "regular", None) is not None:  # a record: its band
-            self.rao.check(float(np.min(np.asarray(waves.regular.components().omega))), waves.regular.omega,
-                           [float(waves.regular.direction)])
+        band = sea_band(waves)
+        if band is not None:
+            self.rao.check(*band)
 
 
 class RaoMotionFile(eqx.Module):
