@@ -229,7 +229,7 @@ def _summary(args, system, time, outputs, batched, found, duration, written, sta
         if val.ndim == scalar_ndim:
             series = [(name, val, units.get(name, "?"), name, first)]
         elif val.ndim == scalar_ndim + 1:  # a vector output: one row a component, labelled
-            labels = component_labels(name, val.shape[-1])[1]
+            labels = component_labels(name, val.shape[-1], units.get(name))[1]
             series = [(f"{name}[{lab}]", val[..., k], component_unit(units.get(name, "?"), lab), f"{name}[{k}]",
                        None if first is None else first[..., k]) for k, lab in enumerate(labels)]
         else:

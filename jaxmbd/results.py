@@ -282,10 +282,19 @@ _DOFS = ("surge", "sway", "heave", "roll", "pitch", "yaw")
 _WRENCH = ("fx", "fy", "fz", "mx", "my", "mz")
 
 
-def component_labels(name: str, n: int) -> tuple[str, list[str]]:
+def _named_in_units(units: str | None, n: int) -> list[str] | None:
+    """The components a mixed-units string names, in order (``"N (surge sway), N m (yaw)"`` -> surge, sway, yaw),
+    where they are exactly ``n``."""
+    if not units or "(" not in units:
+        return None
+    names = [m for part in units.split(")") if "(" in part for m in part.split("(", 1)[1].replace(",", " ").split()]
+    return names if len(names) == n and len(set(names)) == n else None
+
+
+def component_labels(name: str, n: int, units: str | None = None) -> tuple[str, list[str]]:
     """(dimension name, labels) of the n components of vector output ``name``: the six DOFs of each
-    hydrodynamic body (``hydro/eta``, ``hydro/excitation``, ...), force and moment of a wrench, x y z
-    of a 3-vector, else indices."""
+    hydrodynamic body (``hydro/eta``, ``hydro/excitation``, ...), force and moment of a wrench, the components its
+    ``units`` name (``"N (surge sway), N m (yaw)"``), x y z of a 3-vector, else indices."""
     var = name.replace("/", "_")
     leaf = name.rsplit("/", 1)[-1]
     if n % 6 == 0 and name.split("/")[0] != "joint" and leaf in ("eta", "excitation", "radiation", "hydrostatic"):
@@ -293,6 +302,9 @@ def component_labels(name: str, n: int) -> tuple[str, list[str]]:
         return ("dof" if n == 6 else f"{var}_dof"), labels
     if n == 6:
         return "component", list(_WRENCH)
+    named = _named_in_units(units, n)
+    if named is not None and named != list(_WRENCH[:n]):
+        return f"{var}_component", named
     if n == 3:
         return "xyz", ["x", "y", "z"]
     return f"{var}_index", [str(k) for k in range(n)]
@@ -336,7 +348,7 @@ def result_to_dataset(result) -> xr.Dataset:
         val = np.asarray(val)
         dims = lead
         if val.ndim == len(lead) + 1:
-            dim, labels = component_labels(name, val.shape[-1])
+            dim, labels = component_labels(name, val.shape[-1], units.get(name))
             coords.setdefault(dim, (dim, labels))
             dims = lead + (dim,)
         elif val.ndim > len(lead) + 1:

@@ -265,8 +265,8 @@ class DynamicPositioning(ForceElement):
         }
 
     def output_units(self, model) -> dict:
-        return {"offset": "m", "heading_error": "rad", "demand": "N (surge, sway), N m (yaw)",
-                "delivered": "N (surge, sway), N m (yaw)", "thrust": "N", "demand_ratio": ""}
+        return {"offset": "m", "heading_error": "rad", "demand": "N (surge sway), N m (yaw)",
+                "delivered": "N (surge sway), N m (yaw)", "thrust": "N", "demand_ratio": ""}
 
     def valid_ranges(self, model) -> tuple:
         return (ValidRange("demand_ratio", "largest thruster demand over its capacity", "dynamic positioning",
