@@ -144,6 +144,10 @@ def test_a_system_file_drifts_a_moored_hull_and_refuses_a_sea_beyond_its_table(t
     ds = mbd.open_result(tmp_path / "out" / "result.nc")
     force = np.asarray(ds["drift/force"].values)
     assert force.mean(axis=-2)[..., 0].item() > 0 and force.mean(axis=-2)[..., 1].item() > 0 and "drift/yaw" in ds
+    dim = ds["drift/force"].dims[-1]  # its components named as its units name them
+    assert list(ds[dim].values) == ["surge", "sway", "yaw"]
+    table = capsys.readouterr().out
+    assert "drift/force[surge]     kN" in table and "drift/force[yaw]   kN m" in table
     for old, new, message in (("omega_max = 2.0", "omega_max = 2.5", r"the sea's frequencies 0.3-2.5 rad/s leave the drift coefficients'"),
                               ("direction_deg = 30.0", "direction_deg = 150.0", r"wave heading .* deg lies outside the drift coefficients' headings 0-90 deg")):
         path.write_text(SYSTEM.replace(old, new))
