@@ -30,7 +30,7 @@ import numpy as np
 
 from . import validity
 from .errors import InputTypeError, JaxmbdError
-from .hydro.spectra import HsTpSpectrum
+from .hydro.spectra import HsTpSpectrum, Torsethaugen
 from .results import Result
 from .simulation import (
     CHECKPOINT_MODES,
@@ -110,8 +110,12 @@ def with_sea_state(system: System, *, hs=None, tp=None, heading=None) -> System:
             raise RunError(f"{system.name}: a tabulated or two-peaked wave spectrum has the Hs and Tp of its table or its parts; "
                            "a sweep, a search or an override of Hs or Tp needs a JONSWAP, Pierson-Moskowitz or Torsethaugen [waves]")
         return eqx.tree_at(lambda s: s.waves.mean_direction, system, jnp.asarray(heading, dtype=jnp.result_type(waves.mean_direction)))
-    return sea_state_leaves(system, spec.hs if hs is None else hs, spec.tp if tp is None else tp,
-                            waves.mean_direction if heading is None else heading)
+    hs_new, tp_new = spec.hs if hs is None else hs, spec.tp if tp is None else tp
+    if isinstance(spec, Torsethaugen) and (hs is not None or tp is not None):  # a fitted model: its range of Tp
+        problem = Torsethaugen.range_problem(hs_new, tp_new)
+        if problem:
+            raise RunError(f"{system.name}: a Torsethaugen sea needs {problem}")
+    return sea_state_leaves(system, hs_new, tp_new, waves.mean_direction if heading is None else heading)
 
 
 def _check_heading(system: System, waves, heading: float):

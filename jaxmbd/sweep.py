@@ -40,10 +40,10 @@ if TYPE_CHECKING:  # xarray is imported where a dataset is made or read
 from . import __version__, netcdf
 from .cluster import as_tasks
 from .errors import JaxmbdError
-from .hydro.spectra import HsTpSpectrum
+from .hydro.spectra import HsTpSpectrum, Torsethaugen
 from .results import Result
-from .run import RunSettings, Start, TimeBudget, run, with_sea_state
-from .simulation import Integrator
+from .run import RunSettings, Start, TimeBudget, run
+from .simulation import Integrator, sea_state_leaves
 from .statistics import ExtremeStatistics
 from .system import System
 
@@ -126,7 +126,7 @@ def _as_start(start) -> Start:
 
 def cell_key(system: System, start, settings: SweepSettings, i: int, j: int) -> dict:
     """Everything that decides the numbers of cell (i, j), as a dict of strings and numbers."""
-    base = with_sea_state(system, hs=0.0, tp=0.0)  # the cell's Hs and Tp are entries of their own
+    base = sea_state_leaves(system, 0.0, 0.0, system.waves.mean_direction)  # the cell's Hs and Tp are entries of their own
     start = _as_start(start)
     return {"system": tree_digest(base)[:16], "start": tree_digest((start.q, start.v, start.z))[:16], "hs": float(settings.hs[i]),
             "tp": float(settings.tp[j]), "seed": int(settings.seed), "realisations": int(settings.n_realisations),
@@ -414,6 +414,10 @@ def read_sweep(reader, cfg, system, sim):
         if arr.size == 0 or np.any(arr <= 0):
             r.fail(f"{f}.{key}", "expected a non-empty list of values > 0")
         grids[key] = tuple(float(x) for x in arr)
+    if isinstance(system.waves.spectrum, Torsethaugen):  # a fitted model: every cell within its range
+        bad = next((p for h in grids["hs"] for t in grids["tp"] if (p := Torsethaugen.range_problem(h, t))), None)
+        if bad:
+            r.fail(f"{f}.tp", f"expected {bad} (a Torsethaugen sea)")
     statistic = r.string(s, f, "statistic", "mpm", choices=_STATISTICS)
     duration = r.number(s, f, "duration", None, gt=0.0)
     n_real = r.integer(s, f, "n_realisations", None, ge=1)

@@ -60,3 +60,12 @@ def test_a_pile_bends_in_a_uniform_current_as_the_closed_form(tmp_path):
     across = tips[2.0][:2] @ np.array([-np.sin(np.radians(30.0)), np.cos(np.radians(30.0))])
     assert along == pytest.approx(want, rel=5e-3) and abs(across) < 1e-3 * want
     assert np.all(np.abs(tips[0.0]) < 1e-9)
+
+
+def test_drag_keys_without_a_diameter_are_refused(tmp_path):
+    """``drag_coefficient`` on a beam without ``drag_diameter`` (a dry boom) would be read and never used: one line."""
+    path = tmp_path / "dry.toml"
+    path.write_text(PILE.format(speed=1.0).replace("drag_diameter = 1.0\n", ""))
+    with pytest.raises(jaxmbd.SystemFileError, match=r"forces\[0\]\.drag_coefficient: the drag's; give drag_diameter > 0") as err:
+        jaxmbd.load_system(path)
+    assert "\n" not in str(err.value)

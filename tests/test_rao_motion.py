@@ -237,10 +237,35 @@ def test_a_system_file_runs_a_vessel_on_its_raos_and_refuses_what_it_cannot(tmp_
     ds = mbd.open_result(tmp_path / "out" / "result.nc")
     eta = np.asarray(ds["ship/eta"].values)
     assert np.abs(eta[..., 2]).max() > 0.05 and np.abs(np.asarray(ds["q"].values)[..., 7]).max() > 1e-3
-    for old, new, message in (("omega_max = 2.4", "omega_max = 3.5", r"the sea's frequencies 0.3-3.5 rad/s leave the RAOs'"),
+    for old, new, message in (('file = "raos.csv"', 'file = "raos.csv"\nwamit_length = 3.0', r"wamit_length: scales a WAMIT .4"),
+                              ("omega_max = 2.4", "omega_max = 3.5", r"the sea's frequencies 0.3-3.5 rad/s leave the RAOs'"),
                               ("direction_deg = 180.0", "direction_deg = 45.0", r"wave heading .* deg lies outside the RAOs' headings 90-180 deg"),
                               ('joint = "free"', 'joint = "prismatic"\naxis = [0, 0, 1]', r"must be on a free joint to the world")):
         path.write_text(SYSTEM.replace(old, new, 1))
         with pytest.raises(SystemFileError, match=message) as err:
             mbd.load_system(path)
         assert "\n" not in str(err.value)
+
+
+def test_the_driven_route_is_the_articulated_body_algorithm_given_its_accelerations():
+    """The mass-matrix route of a prescribed joint (:func:`jaxmbd.dynamics.coupled.driven_accelerations`): on Cibicik et
+    al.'s eight-body crane vessel at a random state, with the vessel's free joint driven at the accelerations the
+    articulated-body algorithm finds for the whole tree, the other twelve joints' accelerations are the algorithm's
+    (1e-9 of their largest), and the driven ones are returned as given."""
+    from jaxmbd.dynamics import forward_dynamics
+    from jaxmbd.dynamics.coupled import driven_accelerations, mass_matrix_equations
+    from jaxmbd.examples import crane_vessel
+
+    model = crane_vessel()
+    rng = np.random.default_rng(4)
+    q = model.normalise(jnp.asarray(model.neutral()) + 0.1 * rng.normal(size=model.nq))
+    v, tau = jnp.asarray(rng.normal(size=model.nv)), jnp.asarray(rng.normal(size=model.nv) * 1e4)
+    system = System(model, ())
+    ctx = system.context(0.0, q, v)
+    f_ext = jnp.zeros((model.n_bodies, 6))
+    full = np.asarray(forward_dynamics(model, q, v, tau, f_ext, None, kinematics=ctx.kin))
+    M, b = mass_matrix_equations(model, ctx, tau, f_ext, None, [])
+    driven = np.arange(6)
+    got = np.asarray(driven_accelerations(M, b, driven, jnp.asarray(full[driven])))
+    np.testing.assert_allclose(got[6:], full[6:], rtol=0, atol=1e-9 * np.abs(full[6:]).max())
+    np.testing.assert_array_equal(got[:6], full[:6])

@@ -129,7 +129,8 @@ def test_a_realised_torsethaugen_sea_has_both_peaks_and_its_hs(tmp_path):
 
 def test_torsethaugen_in_a_file_a_sweep_and_an_override(tmp_path):
     """``type = "torsethaugen"``: read, swept and overridden in Hs and Tp like a JONSWAP sea (the override's
-    spectrum is Torsethaugen's at the new Hs and Tp, 1e-12); a Tp outside [2 √Hs, 25] s is one line."""
+    spectrum is Torsethaugen's at the new Hs and Tp, 1e-12); a Tp outside [2 √Hs, 25] s is one line, in the file, in a
+    sweep's grid and in an override."""
     from jaxmbd.run import with_sea_state
 
     text = """
@@ -159,6 +160,13 @@ tp = [8.0, 12.0]
     other = with_sea_state(loaded.system, hs=3.0, tp=9.0).waves.spectrum
     omega = np.linspace(0.2, 2.5, 50)
     np.testing.assert_allclose(np.asarray(other.density(omega)), np.asarray(Torsethaugen(3.0, 9.0).density(omega)), rtol=1e-12)
+    from jaxmbd.run import RunError
+
+    with pytest.raises(RunError, match=r"a Torsethaugen sea needs a peak period within Torsethaugen's range .* got 2"):
+        with_sea_state(loaded.system, hs=3.0, tp=2.0)  # below 2 √3 = 3.46 s: outside the fitted model, not clamped
+    path.write_text(text.replace("tp = [8.0, 12.0]", "tp = [2.5, 12.0]"))
+    with pytest.raises(SystemFileError, match=r"sweep.tp: expected a peak period within Torsethaugen's range .* for Hs 2 m; got 2.5"):
+        jaxmbd.load_system(path)
     path.write_text(text.replace("tp = 16.0", "tp = 3.0"))
     with pytest.raises(SystemFileError, match=r"waves.tp: expected a peak period within Torsethaugen's range .* \[4, 25\] s "
                                               r"for Hs 4 m; got 3") as err:

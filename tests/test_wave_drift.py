@@ -148,6 +148,9 @@ def test_a_system_file_drifts_a_moored_hull_and_refuses_a_sea_beyond_its_table(t
     assert list(ds[dim].values) == ["surge", "sway", "yaw"]
     table = capsys.readouterr().out
     assert "drift/force[surge]     kN" in table and "drift/force[yaw]   kN m" in table
+    path.write_text(SYSTEM.replace('file = "drift.csv"', 'file = "drift.csv"\nwamit_length = 2.0'))
+    with pytest.raises(SystemFileError, match=r"forces\[0\]\.wamit_length: scales a WAMIT file; a CSV table is dimensional"):
+        mbd.load_system(path)
     for old, new, message in (("omega_max = 2.0", "omega_max = 2.5", r"the sea's frequencies 0.3-2.5 rad/s leave the drift coefficients'"),
                               ("direction_deg = 30.0", "direction_deg = 150.0", r"wave heading .* deg lies outside the drift coefficients' headings 0-90 deg")):
         path.write_text(SYSTEM.replace(old, new))

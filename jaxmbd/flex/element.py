@@ -67,6 +67,7 @@ class FlexibleBeamFile(eqx.Module):
     rayleigh: jax.Array = parameter(unit="1/s, s", shape=(2,), bound=(">=", 0.0), default=np.zeros(2),
                                     doc="(α, β) of the damping C = α M + β K")
     tip_node: int = setting("integer", default=-1, doc="node of the `tip_deflection` output (negative counts from the end)")
+    water_density_field: ClassVar[str] = "rho"  # the sea's ([water] density), for the drag
     drag_diameter: jax.Array = parameter(unit="m", bound=(">=", 0.0), default=0.0, doc="D of the beam's drag in the sea's "
                                          "current where it is under the still water (0: none, settled when the system is built: a tuning "
                                          "or a phase cannot turn it on); Morison's ½ ρ C_d D |u_n| u_n "
@@ -91,6 +92,10 @@ class FlexibleBeamFile(eqx.Module):
         if values.get("modes", 0) > n_free:
             fail("modes", f"must be at most the beam's {n_free} free nodal coordinates "
                  f"({values.get('elements', 8)} elements, {values.get('root', 'clamped')} root), got {values['modes']}")
+        if float(values.get("drag_diameter", 0.0)) <= 0.0:
+            for key in ("drag_coefficient", "rho"):
+                if key in given:
+                    fail(key, "the drag's; give drag_diameter > 0 (the beam in water) or leave it out")
         rope_keys = [k for k in given if k.startswith("rope_") and k != "rope_body"]
         if rope_keys and "rope_body" not in given:
             fail(rope_keys[0], "a rope needs `rope_body` (the body it runs to)")
@@ -146,6 +151,10 @@ class FlexibleBeamElement(ForceElement):
     @property
     def n_flex(self) -> int:
         return self.beam.n_f
+
+    def sea_density(self) -> float | None:
+        """The water's density where the beam is in it (its drag), else None: a dry boom touches no water."""
+        return float(self.rho) if self.in_water else None
 
     @property
     def n_states(self) -> int:

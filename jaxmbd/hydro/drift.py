@@ -294,6 +294,10 @@ class WaveDriftFile(eqx.Module):
 
     @classmethod
     def file_rules(cls, values, given, fail):
+        if str(values.get("file", "")).lower().endswith(".csv"):
+            for key in ("wamit_length", "g", "rho"):
+                if key in given:
+                    fail(key, "scales a WAMIT file; a CSV table is dimensional already")
         if "file" in values:
             try:
                 read_drift(values["file"], float(values.get("rho", 1025.0)), float(values.get("g", 9.81)),

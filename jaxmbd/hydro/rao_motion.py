@@ -386,6 +386,8 @@ class RaoMotionFile(eqx.Module):
 
     @classmethod
     def file_rules(cls, values, given, fail):
+        if "wamit_length" in given and str(values.get("file", "")).lower().endswith(".csv"):
+            fail("wamit_length", "scales a WAMIT .4 file's rotations; a CSV table's are in deg/m already")
         if values.get("ramp_time", 0.0) < 0:
             fail("ramp_time", f"must be >= 0, got {values['ramp_time']}")
         if "file" in values:

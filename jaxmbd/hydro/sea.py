@@ -276,10 +276,9 @@ def _read_waves(reader, cfg):
         spec = OchiHubble(parts)
     elif typ == "torsethaugen":
         hs, tp = r.number(w, f, "hs", gt=0.0), r.number(w, f, "tp", gt=0.0)
-        low, high = Torsethaugen.tp_range(hs)
-        if not low <= tp <= high:
-            r.fail(f"{f}.tp", f"expected a peak period within Torsethaugen's range [2 √Hs, 25] s = [{low:.3g}, {high:g}] s "
-                   f"for Hs {hs:g} m; got {tp:g}")
+        problem = Torsethaugen.range_problem(hs, tp)
+        if problem:
+            r.fail(f"{f}.tp", f"expected {problem}")
         spec = Torsethaugen(hs, tp)
     elif typ == "jonswap":
         spec = JONSWAP(r.number(w, f, "hs", gt=0.0), r.number(w, f, "tp", gt=0.0), r.number(w, f, "gamma", K["gamma"], ge=1.0),

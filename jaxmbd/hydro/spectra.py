@@ -74,6 +74,15 @@ class Torsethaugen(eqx.Module):
         """(Tl, Tu) in s: the peak periods the model was fitted over at this Hs (m)."""
         return A_E * float(hs) ** 0.5, T_U
 
+    @classmethod
+    def range_problem(cls, hs, tp) -> str | None:
+        """Why the model does not hold at (Hs, Tp) (its fitted range of Tp), in words, or None."""
+        low, high = cls.tp_range(hs)
+        if low <= float(tp) <= high:
+            return None
+        return (f"a peak period within Torsethaugen's range [2 √Hs, 25] s = [{low:.3g}, {high:g}] s for Hs {float(hs):g} m; "
+                f"got {float(tp):g}")
+
     def parts(self):
         """(H_j (m), T_j (s), γ_j) of the (primary, secondary) peaks, each an array of two."""
         hs, tp = self.hs, self.tp
