@@ -20,7 +20,6 @@ interact only through the envelope (no directional cross terms).  No wave-drift 
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 from typing import ClassVar
 
@@ -33,7 +32,7 @@ from .. import spatial
 from ..errors import InputError
 from ..fields import parameter, setting
 from ..system import Context, Contribution, ForceElement
-from .rao_motion import bilinear, check_table, goes_round, sea_band
+from .rao_motion import bilinear, check_table, csv_columns, goes_round, grid, numeric_rows, sea_band
 from .waves import complex_amplitudes, ramp
 
 DRIFT_DOFS = ("surge", "sway", "yaw")
@@ -80,58 +79,21 @@ def read_wamit_drift(path, rho: float = 1025.0, g: float = 9.81, length: float =
     |F| arg F Re F Im F, periods in s, headings in degrees), its diagonal BETA1 = BETA2 in surge (1), sway (2) and
     yaw (6), made dimensional by ρ g L (forces) and ρ g L² (the moment) with ULEN ``length``; the rows of zero and
     infinite period left out."""
-    path = Path(path)
-    rows = []
-    try:
-        with open(path) as f:
-            for n, line in enumerate(f, 1):
-                parts = line.split()
-                if not parts:
-                    continue
-                if len(parts) != 8:
-                    raise InputError(f"{path}: line {n}: expected 8 columns (PER BETA1 BETA2 I |F| phase Re Im), got {len(parts)}")
-                rows.append([float(x) for x in parts])
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    except ValueError:
-        raise InputError(f"{path}: line {n}: expected numbers") from None
-    a = np.asarray(rows).reshape(-1, 8)
+    a = numeric_rows(path, "PER BETA1 BETA2 I |F| phase Re Im")
     a = a[(a[:, 0] > 0) & (a[:, 1] == a[:, 2]) & np.isin(a[:, 3], (1, 2, 6))]
     mode = np.searchsorted([1, 2, 6], a[:, 3].astype(int))
     scale = rho * g * np.where(mode == 2, length**2, length)
-    return _table(path, 2 * np.pi / a[:, 0], np.radians(a[:, 1]), mode, a[:, 6] * scale)
+    return DriftTable.of(*grid(path, 2 * np.pi / a[:, 0], np.radians(a[:, 1]), mode, a[:, 6] * scale, DRIFT_DOFS,
+                               "drift coefficient"), str(path))
 
 
 def read_drift_csv(path) -> DriftTable:
     """A plain table, one row per frequency and heading: ``omega`` (rad/s) or ``period`` (s), ``heading_deg``,
     ``surge``, ``sway`` (N/m²) and ``yaw`` (N m/m²), the mean drift per squared wave amplitude in the body's axes."""
-    path = Path(path)
-    try:
-        with open(path, newline="") as f:
-            table = list(csv.DictReader(f))
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    names = set(table[0]) if table else set()
-    missing = [c for c in ("heading_deg",) + DRIFT_DOFS if c not in names] + ([] if names & {"omega", "period"} else ["omega or period"])
-    if missing:
-        raise InputError(f"{path}: missing column {missing[0]!r} (columns: omega or period, heading_deg, surge, sway, yaw)")
-    try:
-        w = np.array([float(r["omega"]) if "omega" in r else 2 * np.pi / float(r["period"]) for r in table])
-        beta = np.radians([float(r["heading_deg"]) for r in table])
-        v = np.array([[float(r[d]) for d in DRIFT_DOFS] for r in table])
-    except (ValueError, ZeroDivisionError):
-        raise InputError(f"{path}: expected numbers in every column") from None
-    return _table(path, np.repeat(w, 3), np.repeat(beta, 3), np.tile(np.arange(3), len(table)), v.ravel())
-
-
-def _table(path, omega, beta, mode, value) -> DriftTable:
-    ws, bs = np.unique(np.round(omega, 10)), np.unique(np.round(beta, 10))
-    T = np.full((ws.size, bs.size, 3), np.nan)
-    T[np.searchsorted(ws, np.round(omega, 10)), np.searchsorted(bs, np.round(beta, 10)), mode] = value
-    if np.isnan(T).any():
-        k = np.argwhere(np.isnan(T))[0]
-        raise InputError(f"{path}: no {DRIFT_DOFS[k[2]]} drift coefficient at {ws[k[0]]:.4g} rad/s, heading "
-                         f"{np.degrees(bs[k[1]]):.4g} deg (every frequency needs every heading and mode)")
+    w, beta, v = csv_columns(path, list(DRIFT_DOFS), "omega or period, heading_deg, surge, sway, yaw")
+    n = len(w)
+    ws, bs, T = grid(path, np.repeat(w, 3), np.repeat(beta, 3), np.tile(np.arange(3), n), v.ravel(), DRIFT_DOFS,
+                     "drift coefficient")
     return DriftTable.of(ws, bs, T, str(path))
 
 

@@ -144,35 +144,31 @@ def check_table(source, w, b, full_circle, omega_min, omega_max, headings, what=
                          f"{np.degrees(b[0]):.4g}-{np.degrees(b[-1]):.4g} deg")
 
 
-def read_wamit_rao(path, length: float = 1.0) -> RaoTable:
-    """WAMIT's motion RAOs (``.4``: PER BETA I |ξ| arg ξ Re ξ Im ξ per row, rotations over ULEN ``length``;
-    periods in s, headings in degrees): conjugated to jaxmbd's e^{−iωt}, the rows of infinite and zero period left
-    out.  Every (period, heading) must give the six modes."""
-    path = Path(path)
-    rows = []
+def numeric_rows(path, columns: str):
+    """The rows of a WAMIT numeric output file, (n, len(columns.split())) floats; ``columns`` names them for the
+    one-line error of a row of another length."""
+    path, width = Path(path), len(columns.split())
+    rows, n = [], 0
     try:
         with open(path) as f:
             for n, line in enumerate(f, 1):
                 parts = line.split()
                 if not parts:
                     continue
-                if len(parts) != 7:
-                    raise InputError(f"{path}: line {n}: expected 7 columns (PER BETA I |xi| phase Re Im), got {len(parts)}")
+                if len(parts) != width:
+                    raise InputError(f"{path}: line {n}: expected {width} columns ({columns}), got {len(parts)}")
                 rows.append([float(x) for x in parts])
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror})") from None
     except ValueError:
         raise InputError(f"{path}: line {n}: expected numbers") from None
-    a = np.asarray(rows).reshape(-1, 7)
-    a = a[a[:, 0] > 0]  # PER = −1 (ω = 0) and 0 (ω = ∞)
-    return _table(path, 2 * np.pi / a[:, 0], np.radians(a[:, 1]), a[:, 2].astype(int),
-                  (a[:, 5] - 1j * a[:, 6]) / np.where(a[:, 2] > 3, length, 1.0))
+    return np.asarray(rows).reshape(-1, width)
 
 
-def read_rao_csv(path) -> RaoTable:
-    """A plain table, one row per frequency and heading: ``omega`` (rad/s) or ``period`` (s), ``heading_deg``, and
-    per mode ``<mode>_amp`` (m/m; roll, pitch, yaw in deg/m) and ``<mode>_phase_deg``, the phase lag of the motion
-    behind the wave crest at the phase origin: η = amp · A cos(ωt − phase) for ζ = A cos(ωt) there."""
+def csv_columns(path, columns, described: str):
+    """(ω rad/s, heading rad, the ``columns`` as floats (n, len(columns))) of a CSV table with a header, one row per
+    frequency (``omega`` in rad/s or ``period`` in s) and heading (``heading_deg``); ``described``: its columns in
+    words, for the one-line error of a missing one."""
     path = Path(path)
     try:
         with open(path, newline="") as f:
@@ -182,36 +178,57 @@ def read_rao_csv(path) -> RaoTable:
     if not table:
         raise InputError(f"{path}: no rows")
     names = set(table[0])
-    need = ["heading_deg"] + [f"{d}_{k}" for d in DOFS for k in ("amp", "phase_deg")]
-    missing = [c for c in need if c not in names] + ([] if names & {"omega", "period"} else ["omega or period"])
+    missing = [c for c in ["heading_deg", *columns] if c not in names] + ([] if names & {"omega", "period"} else ["omega or period"])
     if missing:
-        raise InputError(f"{path}: missing column {missing[0]!r} (columns: omega or period, heading_deg, <mode>_amp, "
-                         "<mode>_phase_deg for surge sway heave roll pitch yaw)")
+        raise InputError(f"{path}: missing column {missing[0]!r} (columns: {described})")
     try:
         w = np.array([float(r["omega"]) if "omega" in r else 2 * np.pi / float(r["period"]) for r in table])
         beta = np.radians([float(r["heading_deg"]) for r in table])
-        amp = np.array([[float(r[f"{d}_amp"]) for d in DOFS] for r in table])
-        phase = np.radians([[float(r[f"{d}_phase_deg"]) for d in DOFS] for r in table])
+        values = np.array([[float(r[c]) for c in columns] for r in table])
     except (ValueError, ZeroDivisionError):
         raise InputError(f"{path}: expected numbers in every column") from None
-    amp[:, 3:] = np.radians(amp[:, 3:])  # deg/m to rad/m
-    X = amp * np.exp(1j * phase)
-    rows = np.repeat(np.arange(1, 7)[None], len(table), 0)
-    return _table(path, np.repeat(w, 6), np.repeat(beta, 6), rows.ravel(), X.ravel())
+    return w, beta, values
 
 
-def _table(path, omega, beta, mode, value) -> RaoTable:
-    ws, bs = np.unique(np.round(omega, 12)), np.unique(np.round(beta, 12))
-    X = np.full((ws.size, bs.size, 6), np.nan + 0j)
-    i, j = np.searchsorted(ws, np.round(omega, 12)), np.searchsorted(bs, np.round(beta, 12))
-    if np.any((mode < 1) | (mode > 6)):
-        raise InputError(f"{path}: modes must be 1 to 6 (surge to yaw)")
-    X[i, j, mode - 1] = value
+def grid(path, omega, beta, mode, value, modes, what: str):
+    """(frequencies, headings, values (n_omega, n_heading, len(modes))) of rows of (ω, β, mode index, value), each
+    (frequency, heading, mode) given: else one line naming the first missing ``what`` (e.g. "RAO")."""
+    ws, bs = np.unique(np.round(omega, 10)), np.unique(np.round(beta, 10))
+    X = np.full((ws.size, bs.size, len(modes)), np.nan, dtype=np.result_type(value, float))
+    X[np.searchsorted(ws, np.round(omega, 10)), np.searchsorted(bs, np.round(beta, 10)), mode] = value
     if np.isnan(X.real).any():
         k = np.argwhere(np.isnan(X.real))[0]
-        raise InputError(f"{path}: no {DOFS[k[2]]} RAO at {ws[k[0]]:.4g} rad/s, heading {np.degrees(bs[k[1]]):.4g} deg "
+        raise InputError(f"{path}: no {modes[k[2]]} {what} at {ws[k[0]]:.4g} rad/s, heading {np.degrees(bs[k[1]]):.4g} deg "
                          "(every frequency needs every heading and mode)")
-    return RaoTable.of(ws, bs, X, str(path))
+    return ws, bs, X
+
+
+def read_wamit_rao(path, length: float = 1.0) -> RaoTable:
+    """WAMIT's motion RAOs (``.4``: PER BETA I |ξ| arg ξ Re ξ Im ξ per row, rotations over ULEN ``length``;
+    periods in s, headings in degrees): conjugated to jaxmbd's e^{−iωt}, the rows of infinite and zero period left
+    out.  Every (period, heading) must give the six modes."""
+    a = numeric_rows(path, "PER BETA I |xi| phase Re Im")
+    a = a[a[:, 0] > 0]  # PER = −1 (ω = 0) and 0 (ω = ∞)
+    mode = a[:, 2].astype(int)
+    if np.any((mode < 1) | (mode > 6)):
+        raise InputError(f"{path}: modes must be 1 to 6 (surge to yaw)")
+    X = (a[:, 5] - 1j * a[:, 6]) / np.where(mode > 3, length, 1.0)
+    return RaoTable.of(*grid(path, 2 * np.pi / a[:, 0], np.radians(a[:, 1]), mode - 1, X, DOFS, "RAO"), str(path))
+
+
+def read_rao_csv(path) -> RaoTable:
+    """A plain table, one row per frequency and heading: ``omega`` (rad/s) or ``period`` (s), ``heading_deg``, and
+    per mode ``<mode>_amp`` (m/m; roll, pitch, yaw in deg/m) and ``<mode>_phase_deg``, the phase lag of the motion
+    behind the wave crest at the phase origin: η = amp · A cos(ωt − phase) for ζ = A cos(ωt) there."""
+    columns = [f"{d}_{k}" for d in DOFS for k in ("amp", "phase_deg")]
+    w, beta, v = csv_columns(path, columns, "omega or period, heading_deg, <mode>_amp, <mode>_phase_deg for surge sway "
+                                            "heave roll pitch yaw")
+    amp, phase = v[:, 0::2].copy(), np.radians(v[:, 1::2])
+    amp[:, 3:] = np.radians(amp[:, 3:])  # deg/m to rad/m
+    X = amp * np.exp(1j * phase)
+    n = len(w)
+    ws, bs, T = grid(path, np.repeat(w, 6), np.repeat(beta, 6), np.tile(np.arange(6), n), X.ravel(), DOFS, "RAO")
+    return RaoTable.of(ws, bs, T, str(path))
 
 
 def write_rao_csv(table: RaoTable, path) -> Path:
