@@ -22,7 +22,7 @@ from .timing import processes_or_child, spawn_child, spread
 
 CASES = ("rigid", "wire_rope", "wire_rope-6falls", "fender", "tugger_line", "morison-still", "morison-waves", "member-waves",
          "wire_rope-current", "wind-gusts", "wind_coefficients", "hull_current_load", "rao_motion-waves",
-         "wave_drift-waves")
+         "wave_drift-waves", "wave_drift-damping-waves")
 
 
 def _rhs(case: str) -> dict:
@@ -77,6 +77,9 @@ def _rhs(case: str) -> dict:
                                               Cy=a(np.sin(np.radians(np.linspace(-180.0, 180.0, 13)))), Cn=a(np.zeros(13)),
                                               area_x=a(20.0), area_y=a(30.0), length=a(6.0)),),
         "wave_drift-waves": (WaveDrift(name="drift", body="load", table=DriftTable.of(
+            np.linspace(0.2, 2.5, 24), np.radians(np.arange(0.0, 360.0, 30.0)),
+            np.ones((24, 12, 3)) * np.array([3e4, 2e4, 5e5]))),),
+        "wave_drift-damping-waves": (WaveDrift(name="drift", body="load", damping=True, table=DriftTable.of(
             np.linspace(0.2, 2.5, 24), np.radians(np.arange(0.0, 360.0, 30.0)),
             np.ones((24, 12, 3)) * np.array([3e4, 2e4, 5e5]))),),
         "rao_motion-waves": (RaoMotion(name="vessel", body="load", rao=RaoTable.from_hydro(read_capytaine(_barge())), ramp_time=10.0),),
@@ -136,7 +139,9 @@ def main(argv=None):
                  "headings (the current 1 m/s).  `rao_motion-waves`: the load's six motions prescribed by the "
                  "packaged barge's RAOs in the 100-component sea (each evaluation sums them for the motion, its rate "
                  "and acceleration, and solves the mass matrix with the driven joint's acceleration given).  `wave_drift-waves`: "
-                 "the mean and slow drift of the 100 components by Newman's approximation (four complex sums).")
+                 "the mean and slow drift of the 100 components by Newman's approximation (four complex sums); "
+                 "`wave_drift-damping-waves`: the same with wave-drift damping (ten complex sums and the load's velocity "
+                 "through the water).")
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "elements.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

@@ -15,7 +15,23 @@ drift that excites a mooring's or a DP system's periods of one to three minutes)
 the wave periods (a moored or DP vessel's horizontal modes): the coefficients off the diagonal at small
 difference frequencies are near the diagonal's.  The coefficients are taken at each component's heading relative
 to the body at rest; the run says when the body's yaw leaves ±15° of it.  Components of different directions
-interact only through the envelope (no directional cross terms).  No wave-drift damping.
+interact only through the envelope (no directional cross terms).
+
+**Wave-drift damping** (``damping``, off by default): the body's slow horizontal velocity through the water w (at
+the reference point, body axes: its own velocity less the sea's current) changes each coefficient by Aranha's
+formula (Aranha 1994, "A formula for 'wave damping' in the drift of a floating body"), to first order in w:
+
+    T_j(w) = (1 − 4 (ω_j/g) w·k̂_j) T_j(ω_j, β_j + (2ω_j/g) (w × k̂_j)_z),
+
+k̂_j = (cos β_j, sin β_j) the wave's direction of travel.  The coefficients are read at the waves' frequency in the
+water (the table's zero-speed data at the wave's own wavelength) and at the heading of the waves' energy as the
+moving body meets it (group velocity g/(2ω) less w).  Its checks: a wall receding from the waves at speed V feels
+(1 − 4ωV/g) of its drift (the reflected wave's amplitude from the conservation of wave action in the wall's frame,
+the momentum flux through the moving wall), and a wall sliding along its own length feels no change.  A body
+moving with the waves feels less drift, against them more: a damping of the slow drift, largest for moored vessels
+in long-crested seas.  Deep water (the group velocity above); the yaw moment is scaled as the forces (the usual
+extension: Aranha's formula is for the forces); the yaw rate's effect is not modelled; the waves are not
+Doppler-shifted by the current (their frequencies are those relative to the water).
 """
 
 from __future__ import annotations
@@ -33,7 +49,7 @@ from ..errors import InputError
 from ..fields import parameter, setting
 from ..system import Context, Contribution, ForceElement
 from .rao_motion import bilinear, check_table, csv_columns, goes_round, grid, numeric_rows, sea_band
-from .waves import complex_amplitudes, ramp
+from .waves import complex_amplitudes, ramp, wavenumber
 
 DRIFT_DOFS = ("surge", "sway", "yaw")
 DRIFT_UNITS = "N (surge sway), N m (yaw)"
@@ -132,6 +148,8 @@ class WaveDrift(ForceElement):
     where the body rests in the world, the waves' phases of its envelope (the mean does not depend on it).  The body
     rests with no yaw (the coefficients' headings are relative to it), and the sea stays within the table: both are
     checked when the system is built.
+    ``damping``: wave-drift damping, the coefficients changed by the body's slow velocity through the water (Aranha's
+    formula; see the module).
     Outputs: ``force`` (3,) the surge and sway force and the yaw moment; ``yaw`` the body's heading from rest (rad),
     whose range is ±15°."""
 
@@ -148,33 +166,65 @@ class WaveDrift(ForceElement):
     point: jax.Array = eqx.field(default_factory=lambda: jnp.zeros(3))
     origin: jax.Array = eqx.field(default_factory=lambda: jnp.zeros(3))
     ramp_time: float = eqx.field(static=True, default=0.0)
+    damping: bool = eqx.field(static=True, default=False)
 
     def prepare(self, waves):
-        """(T_j A_j and A_j as real and imaginary parts (n, 4), ω_j)."""
+        """(the coefficients times A_j, then A_j, as real and imaginary parts (n, 4), or with ``damping`` (n, 10):
+        T_j A_j, the changes of T_j per unit velocity through the water along the body's x and y (Aranha, first
+        order) times A_j, A_j; ω_j)."""
         if waves is None:
             return None
         T = self.table.at(waves.omega, waves.direction).astype(self.table.values.dtype)
         # the waves' phases at the body (its place in the world at rest): the envelope in step with the first-order loads
         A = complex_amplitudes(waves) * jnp.exp(1j * waves.wavenumber * (self.origin[0] * jnp.cos(waves.direction)
                                                                           + self.origin[1] * jnp.sin(waves.direction)))
-        c = jnp.concatenate([T * A[:, None], A[:, None]], axis=1)
+        columns = [T] + (list(self.aranha(waves.omega, waves.wavenumber, waves.direction)) if self.damping else [])
+        c = jnp.concatenate([x * A[:, None] for x in columns] + [A[:, None]], axis=1)
         return jnp.real(c), jnp.imag(c), waves.omega.astype(T.dtype)
 
-    def drift(self, t, prepared, dtype):
-        """(surge, sway, yaw) at time t: Re(Z_T conj(Z)), Z = Σ A_j e^{−iω_j t}."""
+    def aranha(self, omega, wavenumber, beta):
+        """(∂T/∂w_x, ∂T/∂w_y), each (n, 3): Aranha's change of the coefficients per unit velocity of the body through
+        the water along its x and y axes, at the components (ω_j, k_j, β_j); ω/g taken as k/ω (deep water), ∂T/∂β by
+        central differences over half the table's finest heading step (the slope of its linear interpolation)."""
+        T = self.table.at(omega, beta)
+        b = np.asarray(self.table.heading)
+        h = 0.5 * (float(np.min(np.diff(b))) if b.size > 1 else np.radians(1.0))
+        dT = (self.table.at(omega, beta + h) - self.table.at(omega, beta - h)) / (2 * h)
+        r = (wavenumber / omega)[:, None]  # ω/g in deep water
+        c, s = jnp.cos(beta)[:, None], jnp.sin(beta)[:, None]
+        return -4 * r * c * T + 2 * r * s * dT, -4 * r * s * T - 2 * r * c * dT
+
+    def drift(self, t, prepared, dtype, w=None):
+        """(surge, sway, yaw) at time t: Re(Z_T conj(Z)), Z = Σ A_j e^{−iω_j t}; with ``damping``, Z_T + w_x Z_X + w_y Z_Y
+        for the body's horizontal velocity through the water ``w`` (body axes)."""
         if prepared is None:
             return jnp.zeros(3, dtype)
         re, im, omega = prepared
         c, s = jnp.cos(omega * t), jnp.sin(omega * t)
         zr, zi = c @ re + s @ im, c @ im - s @ re  # Σ (re + i im)(cos − i sin)
-        f = zr[:3] * zr[3] + zi[:3] * zi[3]
+        if self.damping:
+            zr = zr[:3] + w[0] * zr[3:6] + w[1] * zr[6:9], zr[9]
+            zi = zi[:3] + w[0] * zi[3:6] + w[1] * zi[6:9], zi[9]
+            f = zr[0] * zr[1] + zi[0] * zi[1]
+        else:
+            f = zr[:3] * zr[3] + zi[:3] * zi[3]
         if self.ramp_time > 0:
             f = f * ramp(t, self.ramp_time) ** 2
         return f.astype(dtype)
 
+    def through_water(self, ctx: Context, i):
+        """The body's horizontal velocity through the water at ``point`` in its axes (2,): its own less the sea's current."""
+        dtype = ctx.p.dtype
+        point = jnp.asarray(self.point, dtype)
+        v = ctx.point_velocity(i, point)
+        if ctx.waves is not None and ctx.waves.current is not None:
+            v = v - ctx.waves.current.velocity(ctx.point_position(i, point)[2]).astype(dtype)
+        return (ctx.R[i].T @ (v * jnp.array([1.0, 1.0, 0.0], dtype)))[:2]
+
     def _load(self, ctx: Context):
         i = ctx.body_index(self.body)
-        f = self.drift(ctx.t, ctx.prepared.get(self.name) if ctx.prepared else None, ctx.p.dtype)
+        w = self.through_water(ctx, i) if self.damping else None
+        f = self.drift(ctx.t, ctx.prepared.get(self.name) if ctx.prepared else None, ctx.p.dtype, w)
         return i, f
 
     def contribution(self, ctx: Context, z) -> Contribution:
@@ -201,7 +251,8 @@ class WaveDrift(ForceElement):
         """The mean drift (surge N, sway N, yaw N m; body axes at rest) in the irregular sea ``sea`` (a
         :class:`~jaxmbd.hydro.sea.SeaState`), without drawing it: ∫ 2 S(ω) Σ_d w_d T(ω, β_d) dω over its band, the
         directions and weights those of its spreading (bin centres), on ``n`` frequencies; what a realisation's force
-        averages to."""
+        averages to.  With ``damping``, the coefficients are those of the body at rest in the sea's current (Aranha's
+        formula with the current past it; deep water, g = 9.81 m/s²)."""
         from .waves import WHOLE_CIRCLE, spreading_weights
 
         w = np.linspace(sea.omega_min, sea.omega_max, n)
@@ -215,8 +266,25 @@ class WaveDrift(ForceElement):
             dirs = mean - 0.5 * width + width / m * (np.arange(m) + 0.5)
             weights = (np.asarray(sea.spectrum.direction_weights(jnp.asarray(w), jnp.asarray(dirs))) if directional
                        else np.asarray(spreading_weights(jnp.asarray(dirs), mean, sea.spreading, sea.spreading_kind))[None, :])
-        T = sum(weights[:, k:k + 1] * np.asarray(self.table.at(jnp.asarray(w), jnp.full(w.shape, d))) for k, d in enumerate(dirs))
+        u = self._still_current(sea)
+        T = sum(weights[:, k:k + 1] * self._coefficients(w, d, u) for k, d in enumerate(dirs))
         return np.trapezoid(2.0 * S[:, None] * T, w, axis=0)
+
+    def _still_current(self, sea):
+        """The body at rest in the sea's current: its velocity through the water (body axes = world at rest), or None
+        without ``damping`` or a current."""
+        if not self.damping or getattr(sea, "current", None) is None:
+            return None
+        return -np.asarray(sea.current.velocity(jnp.asarray(min(float(self.origin[2] + self.point[2]), 0.0))))[:2]
+
+    def _coefficients(self, w, beta, u=None):
+        """T at frequencies ``w`` (deep water) and one heading, (n, 3); with a velocity through the water ``u``, Aranha's."""
+        wj, bj = jnp.asarray(w), jnp.full(np.shape(w), beta)
+        T = np.asarray(self.table.at(wj, bj))
+        if u is None:
+            return T
+        dx, dy = self.aranha(wj, wj**2 / 9.81, bj)
+        return T + u[0] * np.asarray(dx) + u[1] * np.asarray(dy)
 
     def check_sea(self, waves, model=None) -> None:
         """The sea within the table, and the body at rest with its axes along the world's (the coefficients' headings
@@ -224,6 +292,11 @@ class WaveDrift(ForceElement):
         band = sea_band(waves)
         if band is not None:
             self.table.check(*band)
+            depth = float(getattr(waves, "water_depth", np.inf))
+            kh = float(wavenumber(band[0], depth)) * depth if np.isfinite(depth) else np.inf
+            if self.damping and kh < np.pi:
+                raise InputError(f"wave_drift {self.name!r}: damping (Aranha's formula) is for deep water, kh >= pi; the sea's "
+                                 f"longest waves ({band[0]:.4g} rad/s) have kh = {kh:.3g} in {depth:g} m of water")
         if model is not None:
             from ..kinematics import forward_kinematics
 
@@ -251,6 +324,8 @@ class WaveDriftFile(eqx.Module):
     origin: jax.Array = parameter(unit="m", shape=(3,), default=np.zeros(3), doc="where the body rests in the world (the waves' "
                                                                                  "phases of its envelope)")
     ramp_time: float = setting("number", default=0.0, unit="s", doc="the drift fades in over this time, as the waves' excitation")
+    damping: bool = setting("bool", default=False, doc="wave-drift damping: the coefficients change with the body's slow velocity "
+                                                       "through the water (Aranha's formula, deep water)")
 
     water_density_field: ClassVar[str] = "rho"
 
@@ -270,7 +345,8 @@ class WaveDriftFile(eqx.Module):
     def build(self) -> WaveDrift:
         table = read_drift(self.file, float(self.rho), float(self.g), float(self.wamit_length))
         return WaveDrift(name=self.name, body=self.body, table=table, point=jnp.asarray(self.point, float),
-                         origin=jnp.asarray(self.origin, float), ramp_time=float(self.ramp_time))
+                         origin=jnp.asarray(self.origin, float), ramp_time=float(self.ramp_time),
+                         damping=bool(self.damping))
 
 
 WaveDrift.file_form = WaveDriftFile
