@@ -24,6 +24,7 @@ SECTIONS = (
     ("operability_dask.md", "python -m benchmarks.operability_dask"),
     ("report_page.md", "python -m benchmarks.report_page"),
     ("roofline.md", "python -m benchmarks.roofline"),
+    ("cold_start.md", "python -m benchmarks.cold_start --base DIR"),
     ("versions.md", "python -m benchmarks.versions --base DIR"),
     ("targets.md", None),
 )

@@ -48,20 +48,29 @@ def box(length, beam, draught, *, panel_size=None, center=(0.0, 0.0), center_of_
 
 
 def cylinder(radius, draught, *, panel_size=None, center=(0.0, 0.0), center_of_mass=None,
-             rotation_center=None, name="cylinder", lid=True):
+             rotation_center=None, name="cylinder", lid=True, n_around=None, growth=1.0):
     """A floating vertical circular cylinder (Capytaine FloatingBody), rigid-body DOFs.
 
     Wetted surface only (side and bottom disc), panels of about
     ``panel_size`` (default radius/4), optional internal lid. Rotations about
-    ``rotation_center`` (default: centre of mass, default (x, y, 0)).
+    ``rotation_center`` (default: centre of mass, default (x, y, 0)).  ``n_around``: panels round the
+    circumference (default its length over ``panel_size``); ``growth`` > 1: the side's panels ``panel_size``
+    tall at the waterline, each row below ``growth`` times the one above (fine where the waves are, coarse
+    where they have died away).
     """
     import capytaine as cpt
 
     if panel_size is None:
         panel_size = radius / 4.0
-    n_theta = max(8, int(math.ceil(_TWO_PI * radius / panel_size)))
+    n_theta = n_around or max(8, int(math.ceil(_TWO_PI * radius / panel_size)))
     n_r = max(2, int(math.ceil(radius / panel_size)))
     n_z = max(2, int(math.ceil(draught / panel_size)))
+    if growth != 1.0:
+        if growth < 1.0:
+            raise InputError(f"cylinder: growth is the ratio of successive panel rows downwards, expected >= 1, got {growth}")
+        mesh = _graded_cylinder(radius, draught, center, panel_size, growth, n_theta, max(2, n_r // 2), name)
+        return _rigid_body(mesh, name, center_of_mass, rotation_center, lid, draught, panel_size,
+                           default_cog=(center[0], center[1], 0.0))
     # A closed cylinder twice as tall, clipped at z = 0: the wetted surface without a top disc.
     full = cpt.mesh_vertical_cylinder(
         length=2.0 * draught, radius=radius, center=(center[0], center[1], 0.0),
@@ -70,6 +79,31 @@ def cylinder(radius, draught, *, panel_size=None, center=(0.0, 0.0), center_of_m
     mesh = full.immersed_part()
     return _rigid_body(mesh, name, center_of_mass, rotation_center, lid, draught, panel_size,
                        default_cog=(center[0], center[1], 0.0))
+
+
+def _graded_cylinder(radius, draught, center, top, growth, n_theta, n_r, name):
+    """The wetted side and bottom of a vertical cylinder: ``n_theta`` panels round, rows ``top`` tall at the waterline
+    growing by ``growth`` downwards, the bottom disc in ``n_r`` rings; normals outwards."""
+    import capytaine as cpt
+
+    z, h = [0.0], top
+    while -z[-1] + h < draught - 0.25 * h:
+        z.append(z[-1] - h)
+        h *= growth
+    z = np.append(z, -draught)
+    th = np.linspace(0.0, _TWO_PI, n_theta + 1)[:-1]
+    ring = np.stack([np.cos(th), np.sin(th)], axis=1)
+    rows = [np.column_stack([center[0] + radius * ring[:, 0], center[1] + radius * ring[:, 1], np.full(n_theta, zi)]) for zi in z]
+    rs = np.linspace(radius, 0.0, n_r + 1)[1:-1]
+    rows += [np.column_stack([center[0] + r * ring[:, 0], center[1] + r * ring[:, 1], np.full(n_theta, -draught)]) for r in rs]
+    vertices = np.concatenate(rows + [np.array([[center[0], center[1], -draught]])])
+    j = np.arange(n_theta)
+    faces = [np.stack([k * n_theta + j, (k + 1) * n_theta + j, (k + 1) * n_theta + (j + 1) % n_theta, k * n_theta + (j + 1) % n_theta], 1)
+             for k in range(len(rows) - 1)]
+    apex = len(vertices) - 1
+    last = (len(rows) - 1) * n_theta
+    faces.append(np.stack([last + j, np.full(n_theta, apex), last + (j + 1) % n_theta, last + (j + 1) % n_theta], 1))  # triangles
+    return cpt.Mesh(vertices, np.concatenate(faces), name=f"{name}_mesh")
 
 
 def _rigid_body(mesh, name, center_of_mass, rotation_center, lid, draught, panel_size, default_cog):
