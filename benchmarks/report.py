@@ -22,6 +22,7 @@ SECTIONS = (
     ("operability.md", "python -m benchmarks.operability"),
     ("operability_phases.md", "python -m benchmarks.operability_phases"),
     ("operability_dask.md", "python -m benchmarks.operability_dask"),
+    ("operability_dask_lift.md", "python -m benchmarks.operability_dask --lift"),
     ("report_page.md", "python -m benchmarks.report_page"),
     ("roofline.md", "python -m benchmarks.roofline"),
     ("cold_start.md", "python -m benchmarks.cold_start --base DIR"),

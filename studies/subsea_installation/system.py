@@ -203,12 +203,17 @@ def build(hs=2.0, tp=9.0, heading_deg=180.0, *, n_frequencies=100, hydro=None):
     return system, q0
 
 
-def operation(system: System, *, lift_speed=LIFT_SPEED, splash_speed=SPLASH_SPEED, lower_speed=LOWER_SPEED,
-              landing_speed=LANDING_SPEED, accel=0.1, landing_limit=150.0, heave_compensation=0.0) -> Scenario:
-    """The six phases.  Winch speeds ramp at ``accel`` (m/s², the winch's acceleration limit); every
-    phase has a time limit it should not reach (a run warns if one does).  ``heave_compensation``:
-    the fraction of the crane tip's heave velocity the winch pays out (1: active heave compensation)
-    from the water column on, within the winch's rated speed."""
+def operation(system: System, **kw) -> Scenario:
+    """The six phases (:func:`operation_table`) as a :class:`Scenario` of ``system``."""
+    return Scenario.from_dict(operation_table(**kw), system)
+
+
+def operation_table(*, lift_speed=LIFT_SPEED, splash_speed=SPLASH_SPEED, lower_speed=LOWER_SPEED,
+                    landing_speed=LANDING_SPEED, accel=0.1, landing_limit=150.0, heave_compensation=0.0) -> dict:
+    """The six phases, as a file's ``[scenario]`` table.  Winch speeds ramp at ``accel`` (m/s², the winch's
+    acceleration limit); every phase has a time limit it should not reach (a run warns if one does).
+    ``heave_compensation``: the fraction of the crane tip's heave velocity the winch pays out (1: active heave
+    compensation) from the water column on, within the winch's rated speed."""
     z_lifted = DECK_Z + HALF[2] + LIFT_HEIGHT
     def hoist(v, ahc=0.0):
         return {"hoist": {"payout_rate": {"target": v, "rate": accel}, "heave_compensation": ahc}}
@@ -231,4 +236,4 @@ def operation(system: System, *, lift_speed=LIFT_SPEED, splash_speed=SPLASH_SPEE
          "until": {"all": [{"output": "hoist/hook_load", "op": "<=", "value": 0.1 * SUBMERGED_WEIGHT},
                            {"output": "seabed_0/compression", "op": ">=", "value": 0.05}]}, "max_duration": landing_limit},
     ]
-    return Scenario.from_dict({"name": "subsea installation", "phases": phases}, system)
+    return {"name": "subsea installation", "phases": phases}
