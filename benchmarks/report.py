@@ -21,6 +21,7 @@ SECTIONS = (
     ("equilibrium.md", "python -m benchmarks.equilibrium"),
     ("operability.md", "python -m benchmarks.operability"),
     ("operability_phases.md", "python -m benchmarks.operability_phases"),
+    ("operability_installation.md", "python -m benchmarks.operability_installation"),
     ("operability_dask.md", "python -m benchmarks.operability_dask"),
     ("operability_dask_lift.md", "python -m benchmarks.operability_dask --lift"),
     ("report_page.md", "python -m benchmarks.report_page"),

@@ -258,7 +258,23 @@ SEA_ENERGY_FRACTION = 0.99
 def check_sea(waves, n_realisations: int) -> list[Excursion]:
     """The sea asked for against the sea modelled: a spectrum whose band [omega_min, omega_max] holds less
     than :data:`SEA_ENERGY_FRACTION` of its energy (a short sea cut by the default band, a band limited
-    to the hydrodynamic data) is reported with the Hs the realisations carry."""
+    to the hydrodynamic data) is reported with the Hs the realisations carry; a sea of Hs and Tp steeper than
+    DNV-RP-C205's limiting steepness (it would break) is reported too."""
+    return _check_band(waves, n_realisations) + _check_steepness(waves, n_realisations)
+
+
+def _check_steepness(waves, n_realisations: int) -> list[Excursion]:
+    excess = waves.steepness_excess() if waves is not None and hasattr(waves, "steepness_excess") else None
+    if excess is None:
+        return []
+    hs, tp, sp, limit, breaking = excess
+    return [Excursion("waves", f"the sea's steepness 2π Hs/(g Tp²) = 1/{1 / sp:.3g}",
+                      f"linear waves (Hs {hs:g} m at Tp {tp:g} s breaks above {breaking:.3g} m)",
+                      f"<= 1/{1 / limit:.3g} at Tp {tp:g} s (DNV-RP-C205: 1/15 to Tp 8 s, 1/25 from 15 s)",
+                      1.0, n_realisations, n_realisations, 0.0, sp)]
+
+
+def _check_band(waves, n_realisations: int) -> list[Excursion]:
     fraction = waves.energy_fraction() if waves is not None and hasattr(waves, "energy_fraction") else None
     if fraction is None or fraction >= SEA_ENERGY_FRACTION:
         return []

@@ -56,12 +56,16 @@ def test_the_command_writes_its_tables_with_units_and_plots(smoke):
 
 
 def test_limits_are_roots_with_their_band_and_alpha(smoke):
-    """Each search found a root; the operational limit is alpha x the limit (1e-12), alpha DNV-OS-H101's at
-    the limit and the operation's 3 h; the governing criterion is one of the file's.  Two realisations (the
-    smoke form) give no band: a bootstrap of two says nothing (tests/test_limiting.py holds the band)."""
+    """Tp 6 s has a root; at Tp 4 s every criterion holds up to the breaking Hs (1.665 m: DNV-RP-C205's steepness
+    1/15), which is the search's ceiling there; the operational limit is alpha x the limit (1e-12), alpha
+    DNV-OS-H101's at the limit and the operation's 3 h; the governing criterion is one of the file's.  Two
+    realisations (the smoke form) give no band: a bootstrap of two says nothing (tests/test_limiting.py holds the
+    band)."""
     lim = xr.open_dataset(smoke / "limits.nc")
     hs = lim["limiting_hs"].values
-    assert np.all(lim["status"].values == "root") and np.all((0.3 < hs) & (hs < 3.0))
+    assert list(lim["tp"].values) == [4.0, 6.0] and list(lim["status"].values.ravel()) == ["above", "root"]
+    np.testing.assert_allclose(lim["hs_ceiling"].values, [1.6654, 3.7471], atol=1e-4)
+    assert hs[0, 0, 0] == lim["hs_ceiling"].values[0] and 0.3 < hs[0, 0, 1] < 3.0
     assert np.all(np.isnan(lim["limiting_hs_low"].values)) and lim.attrs["n_realisations"] == 2
     np.testing.assert_allclose(lim["operational_hs"].values, lim["alpha"].values * hs, rtol=1e-12)
     for a, h in zip(lim["alpha"].values.ravel(), hs.ravel()):

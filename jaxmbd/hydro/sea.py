@@ -90,6 +90,17 @@ class SeaState(eqx.Module):
         m0 = h / 3.0 * (S[0] + S[-1] + 4.0 * S[1:-1:2].sum() + 2.0 * S[2:-1:2].sum())
         return float(m0 / (float(self.spectrum.hs) ** 2 / 16.0))
 
+    def steepness_excess(self) -> tuple | None:
+        """(Hs, Tp, Sp, its limit, the breaking Hs) where the sea of Hs and Tp is steeper than DNV-RP-C205's
+        limiting steepness (:func:`jaxmbd.hydro.spectra.breaking_hs`; a sea that breaks), else None."""
+        from .spectra import HsTpSpectrum, breaking_hs, steepness, steepness_limit
+
+        if self.spectrum is None or not HsTpSpectrum.of(self.spectrum):
+            return None
+        hs, tp = float(self.spectrum.hs), float(self.spectrum.tp)
+        sp, limit = float(steepness(hs, tp)), float(steepness_limit(tp))
+        return None if sp <= limit * (1 + 1e-9) else (hs, tp, sp, limit, float(breaking_hs(tp)))
+
     def modelled_hs(self) -> float | None:
         """4 √m0 of the discretised spectrum, Σ S(ω_i) Δω over the bins' centres (m): the significant
         wave height the realisations carry on average (None for a regular wave or calm water)."""

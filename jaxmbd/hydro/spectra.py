@@ -32,6 +32,27 @@ class HsTpSpectrum:
         return isinstance(spectrum, (JONSWAP, Torsethaugen))
 
 
+STEEPNESS_LIMITS = ((8.0, 1.0 / 15.0), (15.0, 1.0 / 25.0))
+"""DNV-RP-C205 (2010) 3.5.5's limiting average steepness of a sea state, Sp = 2π Hs / (g Tp²): 1/15 for Tp up to
+8 s, 1/25 from 15 s, linear in Tp between.  Steeper seas break; linear waves do not describe them."""
+
+
+def steepness(hs, tp, g: float = G_DEFAULT):
+    """A sea state's average steepness Sp = 2π Hs / (g Tp²) (deep-water wavelength at the peak)."""
+    return 2.0 * np.pi * np.asarray(hs, float) / (g * np.asarray(tp, float) ** 2)
+
+
+def steepness_limit(tp):
+    """The limiting Sp at ``tp`` (s) (:data:`STEEPNESS_LIMITS`)."""
+    (t0, s0), (t1, s1) = STEEPNESS_LIMITS
+    return np.interp(np.asarray(tp, float), [t0, t1], [s0, s1])
+
+
+def breaking_hs(tp, g: float = G_DEFAULT):
+    """The largest Hs (m) of a sea of peak period ``tp`` (s) within the limiting steepness: Sp_max g Tp² / 2π."""
+    return steepness_limit(tp) * g * np.asarray(tp, float) ** 2 / (2.0 * np.pi)
+
+
 def _shape(x):
     """A Torsethaugen part's shape without its peak factor: x⁻⁴ exp(−x⁻⁴), ∫_0^∞ = Γ(3/4)/4."""
     return x**-4 * jnp.exp(-(x**-4))

@@ -120,7 +120,8 @@ def _print_limits(limits, op, table_text):
             rows.append(row)
     print(table_text(rows, ["phase", "heading (deg)"] + [f"Tp {t:g} s" for t in limits["tp"].values]))
     if np.any(limits["status"].values != "root"):
-        print("(>: every criterion holds up to hs_max; <: one fails already at the smallest Hs searched)")
+        print("(>: every criterion holds up to the search's ceiling, hs_max or the steepest sea of the period that does not "
+              "break; <: one fails already at the smallest Hs searched)")
 
 
 def _print_validity(limits):

@@ -26,10 +26,11 @@ The study (:func:`limiting_table`) solves the start once and, for each heading a
 limiting Hs of every phase on shared runs (:class:`jaxmbd.operability.limiting.Evaluations`): one
 compiled program serves every Hs, period and heading (only the sea state's array leaves change).  The
 operational limit is α · limiting Hs, α looked up at the limiting Hs and the operation's planned hours
-(T_POP, the sum of its phases'); a limit the search did not reach (every criterion holds at ``hs_max``)
-is taken as ``hs_max`` and flagged.  :func:`site_table` runs the weather windows of
-:mod:`jaxmbd.operability.windows` on a hindcast: the heading is the operation's choice, the best of
-the headings at each hour (as a vessel on DP would take).
+(T_POP, the sum of its phases'); a limit the search did not reach (every criterion holds at its ceiling)
+is taken as the ceiling and flagged.  The ceiling is ``hs_max``, or lower where a sea of the period would be
+steeper than DNV-RP-C205's limiting steepness (:func:`search_at`): such a sea breaks and is not searched.
+:func:`site_table` runs the weather windows of :mod:`jaxmbd.operability.windows` on a hindcast: the heading
+is the operation's choice, the best of the headings at each hour (as a vessel on DP would take).
 """
 
 from __future__ import annotations
@@ -41,12 +42,12 @@ import jax
 import numpy as np
 
 from ..cluster import as_tasks
-from ..errors import InputError
+from ..errors import InputError, SimulationError
 from ..hydro.waves import JONSWAP
 from ..run import RunSettings, TimeBudget, run, run_sea_states, settings_of, start_of
 from .alpha import LEVELS, TABLES, alpha_factor
 from .criteria import Criterion, extremes_of, margin_of
-from .limiting import Evaluations, LimitingHs, Search, bootstrap_band, limiting_hs, search_steps
+from .limiting import Evaluations, LimitingHs, Search, below_breaking, bootstrap_band, limiting_hs, search_steps
 from .windows import HourlySeries, LimitCurve, Phase, best_of, waiting_time, workability
 
 
@@ -190,7 +191,12 @@ class _Runs:
     left: dict = dataclasses.field(default_factory=dict)  # model's range left -> smallest Hs (m) where it was
 
     def __call__(self, hs: float) -> dict:
-        return self.record(hs, run(self.case, self.start, settings=self.settings, hs=hs))
+        try:
+            result = run(self.case, self.start, settings=self.settings, hs=hs)
+        except SimulationError as exc:  # where in the study: the sea state the run was at
+            raise type(exc)(f"operability run at Hs {hs:.4g} m, Tp {self.settings.tp:g} s, heading "
+                            f"{math.degrees(self.settings.heading):g} deg: {exc}") from exc
+        return self.record(hs, result)
 
     def record(self, hs: float, result) -> dict:
         """Keep what the band and the table need of the run at ``hs``; its margins."""
@@ -225,11 +231,18 @@ def _cell_data(runs: _Runs, table: OperabilityTable, found: list) -> dict:
     return {"phases": phases, "runs": runs.count, "validity": left}
 
 
+def search_at(table: OperabilityTable, j: int) -> Search:
+    """The search at period j: ``table.search`` with its ceiling lowered to the Hs at which a sea of that period
+    reaches DNV-RP-C205's limiting steepness (:func:`jaxmbd.hydro.spectra.breaking_hs`): a steeper sea breaks,
+    and no run of linear waves is asked for there."""
+    return below_breaking(table.search, table.tp[j])
+
+
 def _cell(case, start, base, table: OperabilityTable, h: int, j: int) -> dict:
     """Every phase's search at heading h and period j, on shared runs, one run at a time."""
     runs = _runs(case, start, base, table, h, j)
     ev = Evaluations(runs)
-    return _cell_data(runs, table, [limiting_hs(ev, [c.name for c in p.criteria], table.search) for p in table.phases])
+    return _cell_data(runs, table, [limiting_hs(ev, [c.name for c in p.criteria], search_at(table, j)) for p in table.phases])
 
 
 def _cells_together(case, start, base, table: OperabilityTable, cells: list, together: int):
@@ -243,7 +256,7 @@ def _cells_together(case, start, base, table: OperabilityTable, cells: list, tog
     waiting, found = [], {}  # waiting: [cell, phase index, search, the Hs (m) it waits for]
     for c in cells:
         for k, phase in enumerate(table.phases):
-            steps = search_steps(tuple(cr.name for cr in phase.criteria), table.search)
+            steps = search_steps(tuple(cr.name for cr in phase.criteria), search_at(table, c[1]))
             waiting.append([c, k, steps, round(next(steps), 12)])
     while waiting:
         still = []
@@ -347,7 +360,11 @@ def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, 
         "limiting_hs_high": (dims, hi, {"units": "m", "long_name": "90 % band over the realisations, high end"}),
         "alpha": (dims, alpha, {"units": "1", "long_name": "alpha factor (DNV-OS-H101 Section 4 B700)"}),
         "operational_hs": (dims, alpha * hs, {"units": "m", "long_name": "operational limit, alpha x limiting Hs"}),
-        "status": (dims, status.astype(str), {"long_name": "root: found; above: holds up to hs_max; below: fails at hs_min"}),
+        "status": (dims, status.astype(str), {"long_name": "root: found; above: holds up to the search's ceiling (hs_ceiling); "
+                                                           "below: fails at hs_min"}),
+        "hs_ceiling": ("tp", np.array([search_at(table, j).hs_max for j in range(len(table.tp))]),
+                       {"units": "m", "long_name": "the search's ceiling: hs_max, or lower where a sea of the period would be "
+                                                   "steeper than DNV-RP-C205's limit (1/15 to Tp 8 s, 1/25 from 15 s)"}),
         "governing": (dims, governing.astype(str), {"long_name": "criterion with the least margin at the limit"}),
         "runs": (("heading", "tp"), runs_count, {"units": "1", "long_name": "runs of the searches (shared by the phases)"}),
         "validity": (("heading", "tp"), left.astype(str), {"long_name": "ranges of validity the searches' runs left, "

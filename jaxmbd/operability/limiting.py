@@ -63,6 +63,17 @@ class Search:
             raise InputError(f"search: tolerance must be > 0 m, got {self.tolerance}")
 
 
+def below_breaking(search: Search, tp: float) -> Search:
+    """``search`` with its ceiling lowered to the Hs at which a sea of peak period ``tp`` reaches DNV-RP-C205's
+    limiting steepness (:func:`jaxmbd.hydro.spectra.breaking_hs`), its start and floor within it: a steeper sea
+    breaks, and no run of linear waves is asked for there."""
+    from ..hydro.spectra import breaking_hs
+
+    top = min(search.hs_max, float(breaking_hs(tp)))
+    low = min(search.hs_min, top)
+    return dataclasses.replace(search, hs_max=top, hs_start=min(max(search.hs_start, low), top), hs_min=low)
+
+
 @dataclasses.dataclass(frozen=True)
 class LimitingHs:
     """A root search's answer: ``hs`` (m; ``hs_max`` when ``status == "above"``, ``hs_min`` when

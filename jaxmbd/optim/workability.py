@@ -29,7 +29,7 @@ from .. import validity
 from ..errors import InputError
 from ..operability.alpha import HS_COLUMNS, LEVELS, TABLES
 from ..operability.criteria import extremes, margin_of
-from ..operability.limiting import Search, limiting_hs
+from ..operability.limiting import Search, below_breaking, limiting_hs
 from ..operability.windows import SMOOTH_WIDTH, smooth_workability
 from ..paths import get_leaf, set_leaf
 from ..run import with_sea_state
@@ -104,9 +104,10 @@ class LimitingHsModel:
         return {p: jnp.asarray(values[p], float) for p in self.paths}
 
     def limiting_hs(self, values: dict | None = None, search: Search | None = None):
-        """The root search (:func:`jaxmbd.operability.limiting.limiting_hs`) on this model's margins."""
+        """The root search (:func:`jaxmbd.operability.limiting.limiting_hs`) on this model's margins, below the
+        breaking Hs of its period as the study's (:func:`jaxmbd.operability.limiting.below_breaking`)."""
         op = self.loaded.operability
-        return limiting_hs(lambda hs: self.margins(hs, values), self.names, search or op.search)
+        return limiting_hs(lambda hs: self.margins(hs, values), self.names, below_breaking(search or op.search, self.tp))
 
     def gradient(self, found, values: dict | None = None) -> dict:
         """{path: dHs*/dp} at the root ``found`` (a :class:`~jaxmbd.operability.limiting.LimitingHs` of
