@@ -255,12 +255,12 @@ SEA_ENERGY_FRACTION = 0.99
 """The share of the spectrum's energy a sea's frequency band must hold (its Hs then within 0.5 %)."""
 
 
-def check_sea(waves, n_realisations: int) -> list[Excursion]:
+def check_sea(waves, n_realisations: int, *, steepness: bool = True) -> list[Excursion]:
     """The sea asked for against the sea modelled: a spectrum whose band [omega_min, omega_max] holds less
     than :data:`SEA_ENERGY_FRACTION` of its energy (a short sea cut by the default band, a band limited
-    to the hydrodynamic data) is reported with the Hs the realisations carry; a sea of Hs and Tp steeper than
-    DNV-RP-C205's limiting steepness (it would break) is reported too."""
-    return _check_band(waves, n_realisations) + _check_steepness(waves, n_realisations)
+    to the hydrodynamic data) is reported with the Hs the realisations carry; with ``steepness``, a sea of Hs and
+    Tp steeper than DNV-RP-C205's limiting steepness (it would break) is reported too."""
+    return _check_band(waves, n_realisations) + (_check_steepness(waves, n_realisations) if steepness else [])
 
 
 def _check_steepness(waves, n_realisations: int) -> list[Excursion]:

@@ -25,7 +25,11 @@ formula (Aranha 1994, "A formula for 'wave damping' in the drift of a floating b
 
 k̂_j = (cos β_j, sin β_j) the wave's direction of travel.  The coefficients are read at the waves' frequency in the
 water (the table's zero-speed data at the wave's own wavelength) and at the heading of the waves' energy as the
-moving body meets it (group velocity g/(2ω) less w).  Its checks: a wall receding from the waves at speed V feels
+moving body meets it (group velocity g/(2ω) less w).  Reading them instead at the frequency the moving body meets,
+ω − k w·k̂, as Clark, Malenica and Molin's head-sea form B = (ω/g)(4F + ω ∂F/∂ω) does, adds −(ω²/g)(w·k̂) ∂T/∂ω:
+where the coefficients vary with frequency (a body near a resonance, or small against the waves: 1.1 to 1.4 times
+the 4F term for a cylinder at ka 0.3-0.5) the two differ by up to a factor of two; which one Aranha's analysis
+gives was not settled here, and this element leaves the term out.  Its checks: a wall receding from the waves at speed V feels
 (1 − 4ωV/g) of its drift (the reflected wave's amplitude from the conservation of wave action in the wall's frame,
 the momentum flux through the moving wall), and a wall sliding along its own length feels no change.  A body
 moving with the waves feels less drift, against them more: a damping of the slow drift, largest for moored vessels
@@ -185,11 +189,16 @@ class WaveDrift(ForceElement):
     def aranha(self, omega, wavenumber, beta):
         """(∂T/∂w_x, ∂T/∂w_y), each (n, 3): Aranha's change of the coefficients per unit velocity of the body through
         the water along its x and y axes, at the components (ω_j, k_j, β_j); ω/g taken as k/ω (deep water), ∂T/∂β by
-        central differences over half the table's finest heading step (the slope of its linear interpolation)."""
+        central differences over half the table's finest heading step (the slope of its linear interpolation),
+        one-sided at the ends of a table that does not go round the circle (nil for a table of one heading)."""
         T = self.table.at(omega, beta)
         b = np.asarray(self.table.heading)
         h = 0.5 * (float(np.min(np.diff(b))) if b.size > 1 else np.radians(1.0))
-        dT = (self.table.at(omega, beta + h) - self.table.at(omega, beta - h)) / (2 * h)
+        lo, hi = beta - h, beta + h
+        if not self.table.full_circle:  # one-sided at the table's ends (a table that does not go round: no wrap)
+            lo, hi = jnp.maximum(lo, b[0]), jnp.minimum(hi, b[-1])
+        width = hi - lo
+        dT = jnp.where(width[:, None] > 0, (self.table.at(omega, hi) - self.table.at(omega, lo)) / jnp.where(width > 0, width, 1.0)[:, None], 0.0)
         r = (wavenumber / omega)[:, None]  # ω/g in deep water
         c, s = jnp.cos(beta)[:, None], jnp.sin(beta)[:, None]
         return -4 * r * c * T + 2 * r * s * dT, -4 * r * s * T - 2 * r * c * dT

@@ -198,8 +198,8 @@ def _plots(limits, site_ds, site, op, out: Path) -> list:
         ax.fill_between(tp, lo, hi, color=line.get_color(), alpha=0.2, label=f"{ph}: limiting Hs, 90 % band of the realisations")
     t_fine = np.linspace(t_edges[0], t_edges[-1], 200)
     ax.plot(t_fine, breaking_hs(t_fine), ":", color="0.3", lw=1.2,
-            label="breaking: DNV-RP-C205's limiting steepness (the searches' ceiling)")
-    ax.set_ylim(0.0, hs_edges[-1])
+            label="breaking: DNV-RP-C205's limiting steepness (the searches' ceiling, with hs_max)")
+    ax.set_ylim(0.0, max(float(hs_edges[-1]), float(np.nanmax(limits["limiting_hs"].values)) + 0.5))
     ax.set_xlabel("peak period Tp (s)")
     ax.set_ylabel("significant wave height Hs (m)")
     ax.set_title(f"limiting sea states over the site's scatter diagram ({site.source})", fontsize=9)

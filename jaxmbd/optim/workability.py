@@ -78,8 +78,9 @@ class LimitingHsModel:
                                equilibrium_free=self.loaded.simulation.equilibrium_free)
         self.seconds = float(ts[-1] - ts[0])
         # the sea's range of validity (the spectrum's energy the discretisation and the hydrodynamic data hold)
-        # depends on the period, not on Hs: checked once here, as every run of jaxmbd.run checks it
-        self.excursions = validity.check_sea(system.waves, len(keys))
+        # depends on the period, not on Hs: checked once here, as every run of jaxmbd.run checks it; its steepness
+        # depends on Hs, and the search stays below the breaking Hs (below_breaking), so it is not checked at the file's Hs
+        self.excursions = validity.check_sea(system.waves, len(keys), steepness=False)
         # one compiled program for every period and heading (their sea states are array leaves of the system)
         free = self.problem.equilibrium_free
         shape = (self.criteria, self.paths, system.tracked_outputs(), float(ts[0]), float(ts[-1]), len(ts), float(dt), len(keys),
