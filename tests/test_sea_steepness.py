@@ -44,3 +44,25 @@ def test_the_search_stops_at_the_breaking_hs_of_each_period():
     assert low.hs_max == pytest.approx(float(breaking_hs(5.0)), rel=1e-12) and low.hs_start == low.hs_max
     assert (high.hs_max, high.hs_start) == (6.0, 3.0)
     assert np.isclose(low.hs_max, 2.602, atol=1e-3)
+
+
+def test_a_run_that_fails_inside_a_study_names_its_sea_state(monkeypatch):
+    """A run of an operability search that fails says at which Hs, Tp and heading, one run at a time and in a
+    round of sea states run together (the failure itself monkeypatched in: no solve)."""
+    import jaxmbd.operability.job as job
+    from jaxmbd.errors import SimulationError
+    from jaxmbd.run import RunSettings
+
+    def fail(*args, **kwargs):
+        raise SimulationError("phase 5 ('landing'), realisation 13: the root finder did not converge")
+
+    monkeypatch.setattr(job, "run", fail)
+    monkeypatch.setattr(job, "run_sea_states", fail)
+    phase = OperationPhase("lift", 1, (Criterion("hoist/tension", upper=1e5),))
+    table = OperabilityTable((phase,), (180.0,), (5.0, 10.0), search=Search(hs_start=1.0, hs_max=6.0))
+    runs = job._Runs(None, None, RunSettings(tp=5.0, heading=math.pi), table.criteria)
+    with pytest.raises(SimulationError, match=r"^operability run at Hs 1.5 m, Tp 5 s, heading 180 deg: phase 5 \('landing'\)"):
+        runs(1.5)
+    with pytest.raises(SimulationError, match=r"^operability runs at one of Hs 1 m, Tp 5 s, heading 180 deg; Hs 1 m, Tp 10 s, "
+                                              r"heading 180 deg: phase 5"):
+        list(job._cells_together(None, None, RunSettings(), table, [(0, 0), (0, 1)], 2))

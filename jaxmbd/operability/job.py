@@ -278,7 +278,12 @@ def _cells_together(case, start, base, table: OperabilityTable, cells: list, tog
         for n in range(0, len(asked), together):
             part = asked[n : n + together]
             seas = [(hs, table.tp[j], math.radians(table.headings_deg[h])) for (h, j), hs in part]
-            for (c, hs), result in zip(part, run_sea_states(case, start, base, seas + [seas[-1]] * (together - len(seas)))):
+            try:
+                results = run_sea_states(case, start, base, seas + [seas[-1]] * (together - len(seas)))
+            except SimulationError as exc:  # where in the study: the round's sea states, run as one program
+                where = "; ".join(f"Hs {hs:.4g} m, Tp {tp:g} s, heading {math.degrees(b):g} deg" for hs, tp, b in seas)
+                raise type(exc)(f"operability runs at one of {where}: {exc}") from exc
+            for (c, hs), result in zip(part, results):
                 cache[c][hs] = runs[c].record(hs, result)
 
 
