@@ -18,6 +18,12 @@ from jaxmbd.io.system_file import SystemFileError
 W = np.logspace(-2, 4, 600001)
 
 
+def buoy(name: str) -> str:
+    """The head of a small system file: a 1 t buoy on a vertical slide, to hang a [waves] table under."""
+    return (f'name = "{name}"\n[[bodies]]\nname = "buoy"\njoint = "prismatic"\naxis = [0, 0, 1]\nmass = 1000.0\n'
+            "radii_of_gyration = [1.0, 1.0, 1.0]\n")
+
+
 def moment(spectrum, n):
     return float(np.trapezoid(np.asarray(spectrum.density(W)) * W**n, W))
 
@@ -133,14 +139,7 @@ def test_torsethaugen_in_a_file_a_sweep_and_an_override(tmp_path):
     sweep's grid and in an override."""
     from jaxmbd.run import with_sea_state
 
-    text = """
-name = "north_sea"
-[[bodies]]
-name = "buoy"
-joint = "prismatic"
-axis = [0, 0, 1]
-mass = 1000.0
-radii_of_gyration = [1.0, 1.0, 1.0]
+    text = buoy("north_sea") + """
 [waves]
 type = "torsethaugen"
 hs = 4.0
@@ -190,14 +189,7 @@ def test_the_wrapped_normal_spreading(tmp_path, sigma_deg):
                    random_frequencies=False, mean_direction=0.4)
     dirs = np.asarray(sea.realise(jax.random.key(0)).direction)[:12]
     np.testing.assert_allclose(dirs, 0.4 - np.pi + 2 * np.pi / 12 * (np.arange(12) + 0.5), atol=1e-12)
-    text = f"""
-name = "spread"
-[[bodies]]
-name = "buoy"
-joint = "prismatic"
-axis = [0, 0, 1]
-mass = 1000.0
-radii_of_gyration = [1.0, 1.0, 1.0]
+    text = buoy("spread") + f"""
 [waves]
 type = "jonswap"
 hs = 2.0

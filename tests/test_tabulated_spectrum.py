@@ -6,6 +6,7 @@ table cannot be (a sweep over Hs, a bad row) is refused in one line."""
 import jax
 import numpy as np
 import pytest
+from test_spectra import buoy
 
 import jaxmbd
 from jaxmbd.hydro.sea import SeaState
@@ -32,14 +33,7 @@ def test_two_peaks_and_the_files_form(tmp_path):
     omega = np.linspace(0.2, 2.5, 400)
     sea, swell = JONSWAP(2.0, 6.0), JONSWAP(1.5, 14.0, gamma=5.0)
     density = np.asarray(sea.density(omega)) + np.asarray(swell.density(omega))
-    text = f"""
-name = "two_peaks"
-[[bodies]]
-name = "buoy"
-joint = "prismatic"
-axis = [0, 0, 1]
-mass = 1000.0
-radii_of_gyration = [1.0, 1.0, 1.0]
+    text = buoy("two_peaks") + f"""
 [waves]
 type = "tabulated"
 omega = {omega.tolist()}
@@ -85,14 +79,7 @@ def test_ochi_hubble_is_exact_where_a_closed_form_exists(tmp_path):
     two = OchiHubble([[3.0, 7.0, 2.7], [2.0, 15.0, 6.5]])
     assert float(np.trapezoid(np.asarray(two.density(w)), w)) == pytest.approx((9.0 + 4.0) / 16.0, rel=1e-9)
     assert float(two.hs) == pytest.approx(np.hypot(3.0, 2.0)) and float(two.tp) == 7.0
-    text = """
-name = "north_atlantic"
-[[bodies]]
-name = "buoy"
-joint = "prismatic"
-axis = [0, 0, 1]
-mass = 1000.0
-radii_of_gyration = [1.0, 1.0, 1.0]
+    text = buoy("north_atlantic") + """
 [waves]
 type = "ochi_hubble"
 parts = [[3.0, 7.0, 2.7], [2.0, 15.0, 6.5]]
@@ -156,14 +143,7 @@ def test_a_directional_table_realises_its_own_spreading(tmp_path):
     np.testing.assert_allclose(b.direction, a.direction, atol=1e-12)
     np.testing.assert_allclose(b.amplitude, a.amplitude, rtol=0, atol=2e-3 * float(np.max(a.amplitude)))
     rows = ",\n".join("[" + ", ".join(f"{x:.10g}" for x in row) + "]" for row in table[::20])
-    text = f"""
-name = "directional"
-[[bodies]]
-name = "buoy"
-joint = "prismatic"
-axis = [0, 0, 1]
-mass = 1000.0
-radii_of_gyration = [1.0, 1.0, 1.0]
+    text = buoy("directional") + f"""
 [waves]
 type = "tabulated"
 omega = {omega[::20].tolist()}
