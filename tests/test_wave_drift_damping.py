@@ -136,8 +136,11 @@ def test_damping_in_shallow_water_is_refused():
         drift.check_sea(sea)
 
 
-def test_the_file_key_turns_it_on(tmp_path):
-    """``damping = true`` on a ``wave_drift`` entry builds the element with wave-drift damping; off by default."""
+def test_the_file_key_turns_it_on(tmp_path, capsys):
+    """``damping = true`` on a ``wave_drift`` entry builds the element with wave-drift damping (off by default), and
+    a run of it goes through (the coefficients' slopes taken inside the run's compiled program)."""
+    from jaxmbd.cli import main
+
     from test_wave_drift import SYSTEM
 
     omega, heads = np.linspace(0.2, 2.0, 10), np.array([0.0, 45.0, 90.0])
@@ -148,6 +151,10 @@ def test_the_file_key_turns_it_on(tmp_path):
         path.write_text(text)
         (drift,) = [f for f in mbd.load_system(path).system.forces if f.kind == "wave_drift"]
         assert drift.damping is want
+    out = tmp_path / "out"
+    assert main(["run", str(path), "--out", str(out), "--realisations", "1", "--duration", "10", "--yes"]) == 0, capsys.readouterr().err
+    force = np.asarray(mbd.open_result(out / "result.nc")["drift/force"].values)
+    assert np.all(np.isfinite(force)) and np.any(force != 0.0)
 
 
 def test_the_heading_slope_at_the_ends_of_a_half_circle_table():

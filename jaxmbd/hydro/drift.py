@@ -192,8 +192,8 @@ class WaveDrift(ForceElement):
         central differences over half the table's finest heading step (the slope of its linear interpolation),
         one-sided at the ends of a table that does not go round the circle (nil for a table of one heading)."""
         T = self.table.at(omega, beta)
-        b = np.asarray(self.table.heading)
-        h = 0.5 * (float(np.min(np.diff(b))) if b.size > 1 else np.radians(1.0))
+        b = self.table.heading  # an array leaf: traced inside a run's program
+        h = 0.5 * jnp.min(jnp.diff(b)) if b.shape[0] > 1 else np.radians(0.5)
         lo, hi = beta - h, beta + h
         if not self.table.full_circle:  # one-sided at the table's ends (a table that does not go round: no wrap)
             lo, hi = jnp.maximum(lo, b[0]), jnp.minimum(hi, b[-1])
