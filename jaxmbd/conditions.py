@@ -1,9 +1,11 @@
 """The conditions that end a scenario's phases: a threshold on any named signal of the state (a body's
 position or speed, a joint's coordinate, an element's output), combined with all-of, any-of and
-time; and the :class:`Probe` that reads those signals from one state.  :mod:`jaxmbd.scenario` runs them."""
+time; and the :class:`Probe` that reads those signals from one state; a phase's settings (its ``set`` table) read
+against the system.  :mod:`jaxmbd.scenario` runs them."""
 
 from __future__ import annotations
 
+import fnmatch
 from typing import Callable
 
 import equinox as eqx
@@ -12,6 +14,7 @@ import jax.numpy as jnp
 
 from . import spatial
 from .errors import JaxmbdError
+from .paths import LeafPathError, element_field
 from .simulation import initial_state
 from .system import Inputs, System
 
@@ -265,3 +268,74 @@ def check_signal(name: str, system: System):
             return
         raise ScenarioError(f"element {head!r} has no output {tail!r}; it has {sorted(out)}")
     raise ScenarioError(_unknown_output(name, system))
+
+
+# ---------------------------------------------------------------------------------------------
+# A phase's settings
+
+
+def setting_leaf(system: System, element: str, field: str):
+    """The array leaf ``element.field`` a phase sets (:func:`jaxmbd.paths.element_field` checks it)."""
+    try:
+        get = element_field(system, element, field, what="phase setting")
+    except LeafPathError as exc:
+        raise ScenarioError(str(exc)) from None
+    return jnp.asarray(get(system))
+
+
+def setting_number(value, where, unit):
+    """``value`` as a float, or a one-line error: a unit written into a value ('30 s') is the usual slip."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        hint = " (write the number alone; values are in SI units)" if isinstance(value, str) else ""
+        raise ScenarioError(f"{where}: expected a number ({unit}), got {value!r}{hint}")
+    return float(value)
+
+
+def _as_leaf(value, like, where):
+    if isinstance(value, (str, bool)) or (isinstance(value, (list, tuple)) and any(isinstance(v, (str, bool)) for v in value)):
+        raise ScenarioError(f"{where}: expected a number or a list of numbers in SI units, got {value!r}"
+                            + (" (write the number alone)" if isinstance(value, str) else ""))
+    value = jnp.asarray(value, dtype=like.dtype)
+    try:
+        return jnp.broadcast_to(value, like.shape)
+    except ValueError:
+        raise ScenarioError(f"{where}: value of shape {value.shape} does not fit the leaf's shape {like.shape}") from None
+
+
+def phase_settings(system: System, settings: dict, where: str):
+    """(leaves, targets, rates) of a phase's ``set`` table: element-name patterns -> {field: value or
+    {"target": x, "rate": r}}."""
+    leaves, targets, rates = [], [], []
+    for pattern, fields in settings.items():
+        matched = [f.name for f in system.elements if fnmatch.fnmatchcase(f.name, pattern)]
+        if not matched:
+            raise ScenarioError(f"{where}: 'set' names {pattern!r}, which matches no element of "
+                                f"{[f.name for f in system.elements]}")
+        if not isinstance(fields, dict):
+            raise ScenarioError(f"{where}: set.{pattern} must map field names to values")
+        for el in matched:
+            for field, val in fields.items():
+                w = f"{where}: {el}.{field}"
+                target, rate = _setting(setting_leaf(system, el, field), val, w)
+                targets.append(target)
+                rates.append(rate)
+                if (el, field) in leaves:
+                    raise ScenarioError(f"{w}: set twice in one phase")
+                leaves.append((el, field))
+    return leaves, targets, rates
+
+
+def _setting(leaf, val, w):
+    """(target, rate or None) of one phase setting: a value, or a schedule {"target": x, "rate": r}."""
+    if not isinstance(val, dict):
+        return _as_leaf(val, leaf, w), None
+    if set(val) != {"target", "rate"}:
+        raise ScenarioError(f"{w}: a schedule is {{'target': x, 'rate': r}}, got {sorted(val)}")
+    rate = _as_leaf(val["rate"], leaf, w)
+    try:
+        positive = bool(jnp.all(rate > 0))
+    except jax.errors.ConcretizationTypeError:
+        positive = True  # traced (under jax.grad): checked when run concretely
+    if not positive:
+        raise ScenarioError(f"{w}: ramp rate must be > 0")
+    return _as_leaf(val["target"], leaf, w), rate

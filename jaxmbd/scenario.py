@@ -88,7 +88,6 @@ slack spells per phase do not depend on ``save_dt``.
 from __future__ import annotations
 
 import dataclasses
-import fnmatch
 import functools
 import math
 import warnings
@@ -102,15 +101,28 @@ import numpy as np
 import optimistix as optx
 
 from ._xla import system_jit
-from .conditions import AllOf, AnyOf, Condition, Never, Probe, ScenarioError, Threshold, When, check_signal, condition_from_dict
-from .paths import LeafPathError, element_field, element_index, element_of
+from .conditions import (
+    AllOf,
+    AnyOf,
+    Condition,
+    Never,
+    Probe,
+    ScenarioError,
+    Threshold,
+    When,
+    check_signal,
+    condition_from_dict,
+    phase_settings,
+    setting_leaf,
+    setting_number,
+)
+from .paths import element_index, element_of
 from .results import PhaseRecord, Result
 from .simulation import Integrator, SimulationError, initial_state
 from .system import System
-from .tables import describe_value
 
 __all__ = ["Scenario", "Phase", "PhaseEvent", "ScenarioSolution", "ScenarioError", "ScenarioTimeLimit", "Condition",
-           "Threshold", "AllOf", "AnyOf", "When", "Never", "Probe", "condition_from_dict", "read_scenario"]
+           "Threshold", "AllOf", "AnyOf", "When", "Never", "Probe", "condition_from_dict"]
 
 
 TRACK_BYTES = 512 * 2**20  # a phase's outputs at every step, kept for the extremes between the saves: at most this
@@ -146,73 +158,6 @@ class Phase(eqx.Module):
                                 f"got {self.max_duration!r}")
         if self.on_time_limit not in ("stop", "continue"):
             raise ScenarioError(f"phase {self.name!r}: on_time_limit must be 'stop' or 'continue'")
-
-
-def _leaf(system: System, element: str, field: str):
-    """The array leaf ``element.field`` a phase sets (:func:`jaxmbd.paths.element_field` checks it)."""
-    try:
-        get = element_field(system, element, field, what="phase setting")
-    except LeafPathError as exc:
-        raise ScenarioError(str(exc)) from None
-    return jnp.asarray(get(system))
-
-
-def _number(value, where, unit):
-    """``value`` as a float, or a one-line error: a unit written into a value ('30 s') is the usual slip."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        hint = " (write the number alone; values are in SI units)" if isinstance(value, str) else ""
-        raise ScenarioError(f"{where}: expected a number ({unit}), got {value!r}{hint}")
-    return float(value)
-
-
-def _as_leaf(value, like, where):
-    if isinstance(value, (str, bool)) or (isinstance(value, (list, tuple)) and any(isinstance(v, (str, bool)) for v in value)):
-        raise ScenarioError(f"{where}: expected a number or a list of numbers in SI units, got {value!r}"
-                            + (" (write the number alone)" if isinstance(value, str) else ""))
-    value = jnp.asarray(value, dtype=like.dtype)
-    try:
-        return jnp.broadcast_to(value, like.shape)
-    except ValueError:
-        raise ScenarioError(f"{where}: value of shape {value.shape} does not fit the leaf's shape {like.shape}") from None
-
-
-def _phase_settings(system: System, settings: dict, where: str):
-    """(leaves, targets, rates) of a phase's ``set`` table: element-name patterns -> {field: value or
-    {"target": x, "rate": r}}."""
-    leaves, targets, rates = [], [], []
-    for pattern, fields in settings.items():
-        matched = [f.name for f in system.elements if fnmatch.fnmatchcase(f.name, pattern)]
-        if not matched:
-            raise ScenarioError(f"{where}: 'set' names {pattern!r}, which matches no element of "
-                                f"{[f.name for f in system.elements]}")
-        if not isinstance(fields, dict):
-            raise ScenarioError(f"{where}: set.{pattern} must map field names to values")
-        for el in matched:
-            for field, val in fields.items():
-                w = f"{where}: {el}.{field}"
-                target, rate = _setting(_leaf(system, el, field), val, w)
-                targets.append(target)
-                rates.append(rate)
-                if (el, field) in leaves:
-                    raise ScenarioError(f"{w}: set twice in one phase")
-                leaves.append((el, field))
-    return leaves, targets, rates
-
-
-def _setting(leaf, val, w):
-    """(target, rate or None) of one phase setting: a value, or a schedule {"target": x, "rate": r}."""
-    if not isinstance(val, dict):
-        return _as_leaf(val, leaf, w), None
-    if set(val) != {"target", "rate"}:
-        raise ScenarioError(f"{w}: a schedule is {{'target': x, 'rate': r}}, got {sorted(val)}")
-    rate = _as_leaf(val["rate"], leaf, w)
-    try:
-        positive = bool(jnp.all(rate > 0))
-    except jax.errors.ConcretizationTypeError:
-        positive = True  # traced (under jax.grad): checked when run concretely
-    if not positive:
-        raise ScenarioError(f"{w}: ramp rate must be > 0")
-    return _as_leaf(val["target"], leaf, w), rate
 
 
 class Scenario(eqx.Module):
@@ -262,12 +207,12 @@ class Scenario(eqx.Module):
                 raise ScenarioError(f"{where}: unknown keys {sorted(unknown)}")
             if "name" not in p or "max_duration" not in p:
                 raise ScenarioError(f"{where}: 'name' and 'max_duration' are required")
-            leaves, targets, rates = _phase_settings(system, p.get("set") or {}, where)
+            leaves, targets, rates = phase_settings(system, p.get("set") or {}, where)
             until = p.get("until")
             if until is not None:
                 until = condition_from_dict(until)
             phases.append(Phase(name=str(p["name"]), leaves=tuple(leaves), targets=tuple(targets),
-                                rates=tuple(rates), until=until, max_duration=_number(p["max_duration"], f"{where}: max_duration", "s"),
+                                rates=tuple(rates), until=until, max_duration=setting_number(p["max_duration"], f"{where}: max_duration", "s"),
                                 on_time_limit=str(p.get("on_time_limit", "stop"))))
         sc = cls(tuple(phases), name=name, report=tuple(report) if isinstance(d, dict) else ())
         sc.check(system)
@@ -290,7 +235,7 @@ class Scenario(eqx.Module):
         """Raise :class:`ScenarioError` if an element, field or output named here is not in ``system``."""
         for p in self.phases:
             for el, field in p.leaves:
-                _leaf(system, el, field)
+                setting_leaf(system, el, field)
             if p.until is None:
                 continue
             for name in p.until.outputs():
@@ -310,7 +255,7 @@ class Scenario(eqx.Module):
         leaves = self.leaves()
         target, rate, touched, ramped = [], [], [], []
         for el, field in leaves:
-            like = _leaf(system, el, field)
+            like = setting_leaf(system, el, field)
             tg, rt, to, rp = [], [], [], []
             for p in self.phases:
                 if (el, field) in p.leaves:
@@ -333,7 +278,7 @@ class Scenario(eqx.Module):
         return _Plan(getters, tuple(target), tuple(rate), tuple(touched), tuple(ramped), conds)
 
     def start_values(self, system: System) -> tuple:
-        return tuple(_leaf(system, el, field) for el, field in self.leaves())
+        return tuple(setting_leaf(system, el, field) for el, field in self.leaves())
 
     # -- solving -------------------------------------------------------------------------------
 
@@ -364,6 +309,27 @@ class Scenario(eqx.Module):
             starts = _leaf_values(plan, jnp.asarray(k), starts, t, seg.t_end)
             t, y = seg.t_end, seg.y_end
         return ScenarioSolution(jnp.stack(t_end), y, jnp.stack(fired), jnp.stack(ok), tuple(segs))
+
+    def solve_phases(self, system: System, y0, *, integrator: Integrator, save_dt: float | None = None, waves=None,
+                     params=None, root_tol: float = 1e-10, track: tuple = (), outputs: tuple = ()):
+        """Every phase of a run from ``y0`` at t = 0 as :meth:`run` records it, pure and differentiable, one compiled
+        segment in a loop: (start times, end times, whether the solver finished each phase, whether each ended by
+        its condition, ``outputs`` at the samples :meth:`run` keeps of each phase (times, whether each is in the
+        phase, values), ``track``'s outputs at every step of each (times, inf after the last; values) or None),
+        each with a leading phase axis."""
+        plan, forcing, grid = self._plan(system), system.inputs(waves, params), self._grid(save_dt)
+        steps = (tuple(track), int(math.ceil(max(p.max_duration for p in self.phases) / integrator.dt)) + 2) if track else None
+        limits = jnp.asarray([p.max_duration for p in self.phases], dtype=system.model.inertia.dtype)
+
+        def phase(carry, j):
+            starts, t, y = carry
+            seg = _segment_one(system, plan, j, starts, t, t + limits[j], y, forcing, grid, integrator, root_tol, steps)
+            saved = _saved_outputs(system, plan, j, starts, t, y, seg, forcing, tuple(outputs))
+            return ((_leaf_values(plan, j, starts, t, seg.t_end), seg.t_end, seg.y_end),
+                    (t, seg.t_end, seg.ok, seg.fired | (seg.g0 >= 0), saved, seg.steps))
+
+        carry = (self.start_values(system), jnp.zeros((), system.model.inertia.dtype), y0)
+        return jax.lax.scan(phase, carry, jnp.arange(len(self.phases)))[1]
 
     def _grid(self, save_dt):
         if save_dt is None:
@@ -564,6 +530,25 @@ class _Segment(eqx.Module):
     g0: Any
     result: Any = None
     steps: Any = None  # (the start and every step's end, inf after the last; the tracked outputs there)
+    saved: Any = None  # (the start, the grid, the end; whether each is in the phase; the outputs there)
+
+
+def _saved_outputs(system, plan, k, starts, t_start, y_start, seg, forcing, names):
+    """(times, in the phase, {name: values}) at phase k's start, its save grid and its end: the samples
+    :meth:`Scenario.run` keeps of the phase (the grid's points strictly between its start and end)."""
+    ts = jnp.concatenate([t_start[None], seg.ts, seg.t_end[None]])
+    ys = jax.tree_util.tree_map(lambda a, b, c: jnp.concatenate([a[None], b, c[None]]), y_start, seg.ys, seg.y_end)
+    inside = jnp.isfinite(seg.ts) & (seg.ts > t_start) & (seg.ts < seg.t_end)
+    keep = jnp.concatenate([jnp.ones(1, bool), inside, jnp.ones(1, bool)])
+    # the grid past the phase's end holds no state (inf): the start's stands in, so no NaN reaches a derivative
+    ys = jax.tree_util.tree_map(lambda a, b: jnp.where(keep.reshape((-1,) + (1,) * (a.ndim - 1)), a, b[None]), ys, y_start)
+    ts = jnp.where(keep, ts, t_start)
+
+    def one(t, q, v, z):
+        out = _system_at(system, plan, k, starts, t_start, t).outputs(t, (q, v, z), forcing)
+        return {n: out[n.partition("[")[0]][int(n[n.index("[") + 1:-1])] if "[" in n else out[n] for n in names}
+
+    return ts, keep, jax.vmap(one)(ts, *ys)
 
 
 def _segment_one(system, plan, k, starts, t_start, t_limit, y0, forcing, grid, integrator, root_tol, track=None):
@@ -663,20 +648,3 @@ class PhaseEvent:
     name: str
     trigger: str
     detail: str
-
-
-def read_scenario(reader, cfg, system):
-    if "scenario" not in cfg:
-        return None
-    r = reader.r
-    s = r.get(cfg, "", "scenario")
-    if not isinstance(s, dict):
-        r.fail("scenario", f"expected a table, got {describe_value(s)}")
-    r.tables(r.get(s, "scenario", "phases"), "scenario.phases")
-    # The phases' schema belongs to jaxmbd.scenario; building the Scenario once checks it
-    # against the system (element, field and output names) while the file is at hand.
-    try:
-        Scenario.from_dict(s, system)
-    except (ValueError, TypeError, KeyError) as exc:
-        r.fail("scenario", str(exc))
-    return s

@@ -106,3 +106,45 @@ def test_jaxmbd_tune_raises_a_months_workability_and_a_limiting_hs(tmp_path):
     found = model.limiting_hs({k: got["values"][k] for k in hc}, dataclasses.replace(model.loaded.operability.search,
                                                                                       tolerance=1e-4, max_evaluations=60))
     assert found.hs == pytest.approx(hs[-1], rel=1e-12)
+
+
+PHASED = Path(__file__).resolve().parents[1] / "examples" / "lift_in_phases.toml"
+
+
+@pytest.mark.slow  # about three minutes: the gradient's compile through the phases, then searches to 1e-9 m
+def test_the_workability_of_an_operation_in_phases_its_gradient_and_jaxmbd_tune(tmp_path):
+    """examples/lift_in_phases.toml (hang, lower 2 m, hold; each phase its own criteria and hours), shortened: July's
+    smoothed workability through the three phases' limits at Tp 6 and 8 s in head seas, its derivative in the
+    hoist rope's stiffness (reverse mode through the phases, the start re-solved for each design) against central
+    differences of the whole chain (1e-4), then ``jaxmbd tune`` maximising it: each kept step raises it."""
+    from jaxmbd.operability.hindcast import sample_hindcast
+    from jaxmbd.operability.job import site_series
+    from jaxmbd.operability.limiting import Search
+    from jaxmbd.optim.workability import LimitingHsModel, workability_gradient
+
+    text = PHASED.read_text().replace('file = "../jaxmbd/data/barge_hydro.nc"', f'file = "{HYDRO}"')
+    for a, b in (("max_duration = 100.0", "max_duration = 40.0"), ("max_duration = 80.0", "max_duration = 30.0"),
+                 ("headings_deg = [180.0, 157.5, 135.0, 112.5, 90.0, 67.5, 45.0, 22.5]", "headings_deg = [180.0]"),
+                 ("tp = [4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0]", "tp = [6.0, 8.0]"),
+                 ("n_realisations = 20\nseed = 1\nhs_max", "n_realisations = 3\nseed = 1\nhs_max")):
+        assert a in text, a
+        text = text.replace(a, b)
+    path = tmp_path / "phases.toml"
+    path.write_text(text + TUNE)
+    loaded = load_system(path)
+    loaded.operability = dataclasses.replace(loaded.operability, search=Search(hs_max=5.0, tolerance=1e-9, max_evaluations=80))
+    phases = loaded.operability.phases
+    models = [LimitingHsModel(loaded, p.name, tp, 180.0, ("hoist.EA",)) for p in phases for tp in (6.0, 8.0)]
+    series, hours = site_series(sample_hindcast()), tuple(p.hours for p in phases)
+    w, grad = workability_gradient(models, series, 7, durations=hours)
+    assert 0.0 < w < 1.0 and grad["hoist.EA"] != 0.0
+    x0 = models[0].initial["hoist.EA"]
+    h = 1e-4 * x0
+    wp, _ = workability_gradient(models, series, 7, durations=hours, values={"hoist.EA": x0 + h})
+    wm, _ = workability_gradient(models, series, 7, durations=hours, values={"hoist.EA": x0 - h})
+    assert grad["hoist.EA"] == pytest.approx((wp - wm) / (2 * h), rel=1e-4)
+
+    assert main(["tune", str(path), "--out", str(tmp_path / "w")]) == 0
+    got = json.loads((tmp_path / "w" / "tune.json").read_text())
+    w = [h["objective"] for h in got["history"]]
+    assert len(w) > 1 and np.all(np.diff(w) > 0) and got["attrs"]["objective"]["after"] == w[-1]

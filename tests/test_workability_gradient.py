@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from jaxmbd.errors import InputError
 from jaxmbd.io.system_file import load_system
 from jaxmbd.operability.hindcast import sample_hindcast
-from jaxmbd.operability.job import site_series
+from jaxmbd.operability.job import OperationPhase, site_series
 from jaxmbd.operability.limiting import Search
 from jaxmbd.optim.workability import LimitingHsModel, workability_gradient
 
@@ -48,4 +49,27 @@ def test_workability_gradient_against_central_differences(lift):
     h = 1e-4 * x0
     wp, _ = workability_gradient(models, series, 7, durations=(3,), values={"hoist.EA": x0 + h})
     wm, _ = workability_gradient(models, series, 7, durations=(3,), values={"hoist.EA": x0 - h})
+    assert grad["hoist.EA"] == pytest.approx((wp - wm) / (2 * h), rel=1e-4)
+
+
+def test_workability_gradient_of_phases_in_sequence_against_central_differences(lift):
+    """An operation of two phases with their own criteria and hours (the lift 2 h held to a lower capacity, then
+    1 h with the slack criterion alone): the workability of July through both phases' limits, each the better of
+    two headings at each period, against central differences of the whole chain (1e-4)."""
+    hook, slack = lift.operability.phases[0].criteria
+    phases = (OperationPhase("lift", 2, (dataclasses.replace(hook, upper=2.6e5, name="tension <= 2.6e5 (lift)"),)),
+              OperationPhase("hold", 1, (dataclasses.replace(slack, name="no slack (hold)"),)))
+    loaded = dataclasses.replace(lift)
+    loaded.operability = dataclasses.replace(lift.operability, phases=phases)
+    models = [LimitingHsModel(loaded, p.name, tp, h, ("hoist.EA",)) for p in phases for h in (135.0, 180.0) for tp in (6.0, 10.0)]
+    series = site_series(sample_hindcast())
+    with pytest.raises(InputError, match="1 durations for the 2 phases"):
+        workability_gradient(models, series, 7, durations=(3,))
+    w, grad = workability_gradient(models, series, 7, durations=(2, 1))
+    assert 0.0 < w < 1.0
+    x0 = models[0].initial["hoist.EA"]
+    h = 1e-4 * x0
+    wp, _ = workability_gradient(models, series, 7, durations=(2, 1), values={"hoist.EA": x0 + h})
+    wm, _ = workability_gradient(models, series, 7, durations=(2, 1), values={"hoist.EA": x0 - h})
+    assert grad["hoist.EA"] != 0.0
     assert grad["hoist.EA"] == pytest.approx((wp - wm) / (2 * h), rel=1e-4)

@@ -36,9 +36,9 @@ from ..hydro.body_file import read_hydro
 from ..hydro.sea import read_sea, read_water
 from ..operability.job import read_operability
 from ..run import SimulationSettings, read_simulation
-from ..scenario import read_scenario
+from ..scenario import Scenario
 from ..sweep import SweepTable, read_sweep
-from ..tables import SystemFileError, TableReader, as_array
+from ..tables import SystemFileError, TableReader, as_array, describe_value
 from ..units import DISPLAY_LOADS
 from .elements_file import check_unique_names, read_elements, read_report_joints, trial
 from .model_file import read_model
@@ -384,3 +384,20 @@ class _Loader:
 
 def path_stem(path):
     return path.stem if path is not None else "system"
+
+
+def read_scenario(reader, cfg, system):
+    if "scenario" not in cfg:
+        return None
+    r = reader.r
+    s = r.get(cfg, "", "scenario")
+    if not isinstance(s, dict):
+        r.fail("scenario", f"expected a table, got {describe_value(s)}")
+    r.tables(r.get(s, "scenario", "phases"), "scenario.phases")
+    # The phases' schema belongs to jaxmbd.scenario; building the Scenario once checks it
+    # against the system (element, field and output names) while the file is at hand.
+    try:
+        Scenario.from_dict(s, system)
+    except (ValueError, TypeError, KeyError) as exc:
+        r.fail("scenario", str(exc))
+    return s

@@ -110,7 +110,7 @@ def statistic_of(extremes, statistic: str = "mpm", *, k: float = 1.0):
         if n < 2:
             return x[..., 0]
         beta = jnp.std(x, axis=-1, ddof=1) * math.sqrt(6.0) / math.pi
-        return jnp.mean(x, axis=-1) - EULER_GAMMA * beta + beta * math.log(k)
+        return jnp.mean(x, axis=-1) - EULER_GAMMA * beta + beta * (math.log(k) if isinstance(k, (int, float)) else jnp.log(k))
     return jnp.percentile(x, _percentile(statistic, "statistic"), axis=-1)
 
 

@@ -15,9 +15,9 @@ The ``[tune]`` table of such a file::
     upper = 1.0
 
     [[tune.objective]]
-    maximise = "workability"        # the smoothed workability of `month` at the site (one-phase operation)
+    maximise = "workability"        # the smoothed workability of `month` at the site: the operation's phases
+                                    # in sequence, each with its own limit
     month = 1                       # 1-12
-    phase = "lift"                  # the [operability] phase (default: its only one)
     headings_deg = [135.0, 180.0]   # the headings the operation may take, the best at each period
                                     # (default: the [operability] table's, as the command's site table)
     hindcast = "site.txt"           # hourly sea states (NDBC text, CSV, NetCDF); default the packaged year
@@ -31,8 +31,9 @@ The ``[tune]`` table of such a file::
     heading_deg = 180.0             # default: the [operability] table's first heading
 
 The runs are the ``[operability]`` table's (realisations, duration, seed, the search, with its tolerance tightened),
-each a fixed-step RK4 rollout from the static equilibrium re-solved for the design
-(:class:`~jaxmbd.optim.workability.LimitingHsModel`).  The ascent: each parameter scaled by its range, a step
+each a fixed-step RK4 rollout from the static equilibrium re-solved for the design, or, in a file with a
+``[scenario]``, its phases as ``jaxmbd operability`` runs them (:class:`~jaxmbd.optim.workability.LimitingHsModel`;
+a value a phase sets is the phase's, not a design parameter).  The ascent: each parameter scaled by its range, a step
 along the gradient's direction of ``step`` times the range in its largest component, projected on the bounds;
 a step that does not raise the objective is not taken and the next is half as long.  The history, the design
 before and after and the objective's value at each are written to ``tune.json``.  The workability is the
@@ -73,10 +74,8 @@ def read_operability_tune(r, loaded, table: dict, read_parameters) -> dict:
     op = loaded.operability
     if op is None:
         r.fail(f"{f}.objective", "maximise needs the file's [operability] table (its phases, periods and runs)")
-    if loaded.scenario:
-        r.fail(f"{f}.objective", "the gradient of a limiting sea state is for runs without phases; this file has a [scenario]")
-    if op.duration is None or loaded.integrator.dt is None:
-        r.fail(f"{f}.objective", "maximise needs a fixed step ([simulation] dt) and [operability] duration")
+    if loaded.integrator.dt is None:
+        r.fail(f"{f}.objective", "maximise needs a fixed step ([simulation] dt)")
     out = {"steps": r.integer(t, f, "steps", 6, ge=0), "step": r.number(t, f, "step", 0.1, gt=0.0, le=1.0),
            "tolerance": r.number(t, f, "tolerance", 1e-4, gt=0.0, le=op.search.tolerance)}
     params = read_parameters(r, loaded.system, r.tables(r.get(t, f, "parameters"), f"{f}.parameters"))
@@ -99,7 +98,10 @@ def read_operability_tune(r, loaded, table: dict, read_parameters) -> dict:
 def _read_term(r, loaded, term, f, op) -> dict:
     goal = r.string(term, f, "maximise", choices=GOALS)
     names = [p.name for p in op.phases]
-    if "phase" not in term and len(names) > 1:
+    if goal == "workability" and "phase" in term and len(names) > 1:
+        r.fail(f"{f}.phase", f"not used by maximise = 'workability': the workability is the operation's, its {len(names)} "
+               "phases in sequence")
+    if goal == "limiting_hs" and "phase" not in term and len(names) > 1:
         r.fail(f"{f}.phase", f"missing: the [operability] table has {len(names)} phases ({', '.join(names)}); name one")
     phase = r.string(term, f, "phase", names[0])
     if phase not in names:
@@ -122,9 +124,6 @@ def _read_term(r, loaded, term, f, op) -> dict:
     if heads.size == 0 or np.unique(heads).size != heads.size:
         r.fail(f"{f}.headings_deg", f"expected a non-empty list of distinct headings (deg), got {heads.tolist()}")
     out["headings_deg"] = tuple(float(h) for h in heads)
-    if len(names) > 1:
-        r.fail(f"{f}.maximise", f"the workability gradient is for a one-phase operation; [operability] has {len(names)} "
-               "phases (maximise one phase's limiting_hs instead)")
     out["month"] = r.integer(term, f, "month", ge=1)
     if out["month"] > 12:
         r.fail(f"{f}.month", f"expected a month 1-12, got {out['month']}")
@@ -153,7 +152,7 @@ def tune_operability(loaded, cfg: dict, out_dir, *, steps: int | None = None, sm
         series, unit = None, "m"
     else:
         tps = sorted(op.tp)[:2] if smoke else sorted(op.tp)
-        models = [LimitingHsModel(loaded, term["phase"], tp, h, paths) for h in term["headings_deg"] for tp in tps]
+        models = [LimitingHsModel(loaded, p.name, tp, h, paths) for p in op.phases for h in term["headings_deg"] for tp in tps]
         hind = read_hindcast(term["hindcast"]) if term["hindcast"] else sample_hindcast()
         if term["years"]:
             hind = hind.select(years=range(term["years"][0], term["years"][1] + 1))
@@ -162,7 +161,7 @@ def tune_operability(loaded, cfg: dict, out_dir, *, steps: int | None = None, sm
     left = [f"Tp {m.tp:g} s, heading {m.heading_deg:g} deg: {e.line()}" for m in models for e in m.excursions]
     for line in left if progress is not None else ():
         progress(f"[tune] WARNING: {line}")
-    hours = next(p.hours for p in op.phases if p.name == term["phase"])
+    hours = tuple(p.hours for p in op.phases)  # the workability's phases in sequence
     # the roots far tighter than the table's: a design's effect on a limit is often below its tolerance
     search = dataclasses.replace(op.search, tolerance=cfg["tolerance"], max_evaluations=max(op.search.max_evaluations, 60))
     x0 = np.array([p["initial"] for p in params], float)
@@ -175,7 +174,7 @@ def tune_operability(loaded, cfg: dict, out_dir, *, steps: int | None = None, sm
             g = models[0].gradient(found, values) if found.status == "root" else dict.fromkeys(paths, 0.0)
             return found.hs, np.array([g[p] for p in paths]), {"status": found.status, "governing": found.governing}
         found = [m.limiting_hs(values, search) for m in models]
-        w, g = workability_gradient(models, series, term["month"], durations=(hours,), values=values, found=found, **level)
+        w, g = workability_gradient(models, series, term["month"], durations=hours, values=values, found=found, **level)
         return w, np.array([g[p] for p in paths]), {"workability": _count(models, found, series, term["month"], hours, **level),
                                                      "limiting_hs": [fd.hs for fd in found]}
 
@@ -212,7 +211,8 @@ def tune_operability(loaded, cfg: dict, out_dir, *, steps: int | None = None, sm
     out.mkdir(parents=True, exist_ok=True)
     res.to_json(out / "tune.json")
     if progress is not None:
-        progress(f"[tune] {term['maximise']} ({term['phase']}): {f0:.5g} -> {f:.5g} {unit}")
+        what = term["phase"] if series is None else "the operation" if len(op.phases) > 1 else op.phases[0].name
+        progress(f"[tune] {term['maximise']} ({what}): {f0:.5g} -> {f:.5g} {unit}")
     return res
 
 
@@ -222,10 +222,13 @@ def _row(k, f, g, names, x, t0, info) -> dict:
             "values": dict(zip(names, map(float, x))), "seconds": time.perf_counter() - t0} | info
 
 
-def _count(models, found, series, month: int, hours: int, *, alpha, forecast_level) -> float:
-    """The month's workability as counted (each start a go or not) at the limits ``found``."""
-    tps = np.unique([m.tp for m in models])  # the best heading at each period, as the gradient takes it
-    hs = np.array([max(fd.hs for m, fd in zip(models, found) if m.tp == tp) for tp in tps])
-    alpha = np.full(hs.shape, alpha) if alpha is not None else np.asarray(alpha_of(hs, float(hours), forecast_level))
-    curve = LimitCurve(tps, alpha * hs)
-    return float(workability(series, [Phase("phase", hours, curve)])["workability"].values[month - 1])
+def _count(models, found, series, month: int, hours: tuple, *, alpha, forecast_level) -> float:
+    """The month's workability as counted (each start a go or not) at the limits ``found``: each phase's limit the
+    best heading's at each period, as the gradient takes it, the phases in sequence."""
+    phases = []
+    for k, name in enumerate(dict.fromkeys(m.phase for m in models)):
+        tps = np.unique([m.tp for m in models if m.phase == name])
+        hs = np.array([max(fd.hs for m, fd in zip(models, found) if m.phase == name and m.tp == tp) for tp in tps])
+        a = np.full(hs.shape, alpha) if alpha is not None else np.asarray(alpha_of(hs, float(sum(hours)), forecast_level))
+        phases.append(Phase(name, hours[k], LimitCurve(tps, a * hs)))
+    return float(workability(series, phases)["workability"].values[month - 1])

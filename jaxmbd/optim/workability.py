@@ -10,6 +10,15 @@ on that very function, and the derivative of the root is the implicit-function t
 dHs*/dp = −(∂g/∂p) / (∂g/∂Hs), with g the governing criterion's margin, its partial derivatives by
 forward-mode differentiation (one tangent for Hs and one per design value).
 
+A file with a ``[scenario]``: each run is the file's phases up to the model's (the runs of ``jaxmbd
+operability``: its fixed step and saves, its start, re-solved only where the file solves it), the phase's
+margins read as the command reads them (bit for bit the command's), and the partial derivatives by reverse
+mode through the phases' solves (the event times that end them differentiated by the implicit-function
+theorem, :mod:`jaxmbd.scenario`).  Such a margin can jump: when Hs grows, the first crossing of a phase's
+end condition can move by a wave period (the load, lowered slower than the crane tip heaves, touches the
+depth a wave earlier); a limit at a jump has no derivative, and :meth:`LimitingHsModel.gradient` refuses it.
+A design value a phase sets (a winch speed, a compensation) is the phase's, not the design's: refused.
+
 :func:`workability_gradient` carries these through the operational limit α(Hs*)·Hs* (α linear between
 DNV's columns) and the curve over the periods to the smoothed workability of a month
 (:func:`jaxmbd.operability.windows.smooth_workability`, the smoothing width stated there): the
@@ -19,6 +28,7 @@ derivative of a month's workability at a site with respect to each design value.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 import jax
@@ -26,7 +36,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import validity
-from ..errors import InputError
+from ..errors import InputError, SimulationError
 from ..operability.alpha import HS_COLUMNS, LEVELS, TABLES
 from ..operability.criteria import extremes, margin_of
 from ..operability.limiting import Search, below_breaking, limiting_hs
@@ -41,7 +51,8 @@ from .rollout import Problem, time_grid
 class LimitingHsModel:
     """One phase of a loaded file's ``[operability]`` at period ``tp`` (s) and heading ``heading_deg``, as
     a differentiable function of the design values at ``paths``.  ``dt``: the RK4 step (s; default the
-    file's fixed step); ``equilibrium_newton``: Newton steps re-solving the start for each design."""
+    file's fixed step); ``equilibrium_newton``: Newton steps re-solving the start for each design (a file with
+    a ``[scenario]`` and ``static_equilibrium = false`` starts where the file says)."""
 
     loaded: object
     phase: str
@@ -56,9 +67,6 @@ class LimitingHsModel:
         op = self.loaded.operability
         if op is None:
             raise InputError(f"{self.loaded.path}: no [operability] table")
-        if self.loaded.scenario:
-            raise InputError(f"{self.loaded.path}: the gradient of a limiting sea state is for runs without phases; "
-                             "this file has a [scenario]")
         phases = {p.name: p for p in op.phases}
         if self.phase not in phases:
             raise InputError(f"limiting Hs model: no phase {self.phase!r} in [operability]; its phases: {list(phases)}")
@@ -70,35 +78,90 @@ class LimitingHsModel:
         dt = self.dt or self.loaded.integrator.dt
         if dt is None:
             raise InputError(f"{self.loaded.path}: a fixed step dt is needed (give dt or [simulation] dt)")
-        ts = time_grid(op.duration, self.save_dt or dt * max(1, round(0.2 / dt)), dt)
         keys = jax.random.split(jax.random.key(op.seed), op.n_realisations)
         start = self.loaded.start()
-        self.problem = Problem(system, None, None, jnp.asarray(start.q), ts, Integrator("rk4", dt=dt), keys=keys,
-                               equilibrium_newton=self.equilibrium_newton,
+        if start.z is not None:  # the Newton steps move the joints only: the runs would not start as the command's
+            raise InputError(f"{self.loaded.path}: limiting Hs model: a system with flexible bodies starts from their bent "
+                             "rest states, which the model's start does not hold; not supported")
+        self.scenario = self._phases(op) if self.loaded.scenario else None
+        if self.scenario is None:
+            ts = time_grid(op.duration, self.save_dt or dt * max(1, round(0.2 / dt)), dt)
+            integrator, newton = Integrator("rk4", dt=dt), self.equilibrium_newton
+        else:  # the file's own runs: its fixed-step integrator and saves; its start re-solved if the file solves it
+            ts, integrator = None, self.loaded.integrator if self.dt is None else Integrator("rk4", dt=dt)
+            newton = self.equilibrium_newton if self.loaded.simulation.static_equilibrium else 0
+        self.problem = Problem(system, None, None, jnp.asarray(start.q), ts, integrator, keys=keys, equilibrium_newton=newton,
                                equilibrium_free=self.loaded.simulation.equilibrium_free)
-        self.seconds = float(ts[-1] - ts[0])
+        self.seconds = None if ts is None else float(ts[-1] - ts[0])
         # the sea's range of validity (the spectrum's energy the discretisation and the hydrodynamic data hold)
         # depends on the period, not on Hs: checked once here, as every run of jaxmbd.run checks it; its steepness
         # depends on Hs, and the search stays below the breaking Hs (below_breaking), so it is not checked at the file's Hs
         self.excursions = validity.check_sea(system.waves, len(keys), steepness=False)
         # one compiled program for every period and heading (their sea states are array leaves of the system)
         free = self.problem.equilibrium_free
-        shape = (self.criteria, self.paths, system.tracked_outputs(), float(ts[0]), float(ts[-1]), len(ts), float(dt), len(keys),
-                 self.equilibrium_newton, self.seconds, None if free is None else tuple(np.asarray(free).tolist()))
-        if shape not in _COMPILED:
-            _COMPILED[shape] = _compile(self.problem, self.criteria, self.paths, self.seconds)
-        self._margins_of, self._jacobian_of = _COMPILED[shape]
+        shape = (self.criteria, self.paths, system.tracked_outputs(), float(dt), len(keys), newton,
+                 None if free is None else tuple(np.asarray(free).tolist()))
+        if self.scenario is None:
+            shape += (float(ts[0]), float(ts[-1]), len(ts), self.seconds)
+            if shape not in _COMPILED:
+                _COMPILED[shape] = _compile(self.problem, self.criteria, self.paths, self.seconds)
+        else:  # every phase's criteria in one program, shared by the phases' models
+            save_dt = self.save_dt or self.loaded.simulation.save_dt
+            shape = (op.criteria,) + shape[1:] + (jax.tree_util.tree_structure(self.scenario), save_dt, integrator)
+            if shape not in _COMPILED:
+                _COMPILED[shape] = _compile_phases(self.problem, self.scenario, op.criteria, self.paths, save_dt)
+        self._margins_of, self._row_of = _COMPILED[shape]
+
+    def _phases(self, op):
+        """The file's [scenario] up to the last phase with criteria (the later ones change no margin); a design
+        value that a phase up to this model's sets is refused (the phase's setting would replace it)."""
+        scenario = self.loaded.build_scenario()
+        names = [p.name for p in scenario.phases]
+        if self.phase not in names:
+            raise InputError(f"limiting Hs model: the [operability] phase {self.phase!r} is not a phase of the [scenario] "
+                             f"({names})")
+        self._k = names.index(self.phase)
+        self._own = [i for i, c in enumerate(op.criteria) if c.phase == self.phase]
+        kept = scenario.phases[: max(names.index(c.phase) for c in op.criteria) + 1]
+        for path in self.paths:
+            setters = [p.name for p in kept[: self._k + 1] if any(path.partition("[")[0] == f"{el}.{field}" for el, field in p.leaves)]
+            if setters:
+                raise InputError(f"limiting Hs model: design value {path!r} is set by the [scenario]'s phase "
+                                 f"{setters[0]!r}; the phase's setting would replace the design's")
+        return type(scenario)(kept, name=scenario.name)
 
     # -- the function and its root ----------------------------------------------------------------------
 
-    def _margins(self, hs, values):
+    def _args(self):
         p = self.problem
-        return self._margins_of(p.system, p.q0, p.keys, hs, values)
+        return (p.system, p.q0, p.keys) if self.scenario is None else (p.system, self.scenario, p.q0, p.keys)
 
     def margins(self, hs: float, values: dict | None = None) -> dict:
         """{criterion: relative margin} at ``hs`` (m) and the design ``values`` (None: the file's)."""
-        m = self._margins(jnp.asarray(hs, float), self._values(values))
+        m = self._margins_of(*self._args(), jnp.asarray(hs, float), self._values(values))
+        if self.scenario is not None:
+            m = self._checked(hs, *m)[np.asarray(self._own)]
         return dict(zip(self.names, (float(x) for x in m)))
+
+    def _checked(self, hs, m, ok, ended):
+        """The margins of a run in phases, after the checks :func:`jaxmbd.run.run` makes of its realisations: the
+        solver finished each phase the operation reached (it stops after a phase that hit its time limit, unless the
+        phase says continue), and it reached this one."""
+        where = f"limiting Hs model at Hs {float(hs):.4g} m, Tp {self.tp:g} s, heading {self.heading_deg:g} deg"
+        stops = np.array([p.until is not None and p.on_time_limit == "stop" for p in self.scenario.phases])
+        for r, (fine, end) in enumerate(zip(np.asarray(ok), np.asarray(ended))):
+            stopped = np.flatnonzero(stops & ~end)
+            last = stopped[0] if stopped.size else len(stops) - 1
+            for j in np.flatnonzero(~fine[: last + 1]):
+                raise SimulationError(f"{where}: realisation {r}, phase {j} ({self.scenario.phases[j].name!r}): the "
+                                      "integrator stopped before the phase's end")
+            if last < self._k:
+                p = self.scenario.phases[last]
+                raise SimulationError(f"{where}: realisation {r}: phase {last} ({p.name!r}) hit its time limit "
+                                      f"({p.max_duration:g} s) and the operation stops there, before {self.phase!r}")
+        if not np.all(np.isfinite(np.asarray(m)[np.asarray(self._own)])):
+            raise SimulationError(f"{where}: a margin of {self.phase!r} is not finite (the run diverged)")
+        return m
 
     def _values(self, values):
         values = dict(self.initial) if values is None else {**self.initial, **values}
@@ -120,11 +183,21 @@ class LimitingHsModel:
         vals = self._values(values)
         x0 = jnp.concatenate([jnp.asarray([found.hs], float), jnp.stack([vals[p] for p in self.paths])])
 
-        p = self.problem
-        d = self._jacobian_of(p.system, p.q0, p.keys, x0)[k]
+        n = len(self.names)
+        if self.scenario is not None:  # the program's margins are every phase's
+            k, n = self._own[k], len(self.loaded.operability.criteria)
+        d = self._row_of(*self._args(), x0, jnp.zeros(n).at[k].set(1.0))
         if not float(d[0]) < 0:
             raise InputError(f"limiting Hs gradient: the governing margin does not fall with Hs at the root "
                              f"(dg/dHs = {float(d[0]):g})")
+        # the root of the margin's tangent must lie in the search's bracket: a margin that jumps across zero there
+        # (a phase whose end, an event of the state, moves by a wave as Hs grows) has no derivative
+        lo, hi = found.bracket
+        linear = found.hs - found.margins[found.governing] / float(d[0])
+        if not lo - (hi - lo) <= linear <= hi + (hi - lo):
+            raise InputError(f"limiting Hs gradient: {found.governing!r} jumps across zero at Hs {found.hs:.6g} m (its tangent "
+                             f"there crosses zero at {linear:.6g} m, outside the search's bracket [{lo:.6g}, {hi:.6g}] m): a "
+                             "limit at a jump of the margin (an end of a phase that moves by a wave period) has no derivative")
         return {p: float(-d[1 + i] / d[0]) for i, p in enumerate(self.paths)}
 
 
@@ -150,10 +223,68 @@ def _compile(problem: Problem, criteria, paths, seconds):
                                                  between=runs[c.output][1:]), seconds)
                           for c in criteria])
 
-    def jacobian(system, q0, keys, x):
-        return jax.jacfwd(lambda y: margins(system, q0, keys, y[0], {p: y[1 + i] for i, p in enumerate(paths)}))(x)
+    def row(system, q0, keys, x, weights):  # the weighted margins' derivatives in [hs, values...], forward mode
+        return weights @ jax.jacfwd(lambda y: margins(system, q0, keys, y[0], {p: y[1 + i] for i, p in enumerate(paths)}))(x)
 
-    return jax.jit(margins), jax.jit(jacobian)
+    return jax.jit(margins), jax.jit(row)
+
+
+def _compile_phases(problem: Problem, scenario, criteria, paths, save_dt: float):
+    """:func:`_compile`'s pair for a run in phases, every phase's criteria in one program: (margins(system,
+    scenario, q0, keys, hs, values) -> (the margins of ``criteria``, whether the solver finished each phase of
+    each realisation, whether each ended by its condition), row(system, scenario, q0, keys, [hs, values...],
+    weights)), each phase read as :func:`jaxmbd.operability.criteria.extremes_of` reads a run's result; the
+    row in reverse mode (one pass back through the phases' solves, their event times differentiated by the
+    implicit-function theorem)."""
+    outputs = tuple(sorted({c.output for c in criteria}))
+    tracked = tuple(n for n in outputs if n in problem.system.tracked_outputs())
+    names = [p.name for p in scenario.phases]
+    integrator = problem.integrator
+
+    def margins(system, scenario, q0, keys, hs, values, each=jax.vmap):
+        for path in paths:
+            system = set_leaf(system, path, values[path])
+        prob = dataclasses.replace(problem, system=system, q0=q0, keys=keys)
+        system = with_sea_state(system, hs=hs)
+        y0 = prob.initial_state(system)
+        start, end, ok, ended, saved, steps = each(lambda key: scenario.solve_phases(
+            system, y0, integrator=integrator, save_dt=save_dt, waves=system.waves.realise(key), track=tracked,
+            outputs=outputs))(keys)
+        out = []
+        for c in criteria:
+            k = names.index(c.phase)
+            phase = jax.tree_util.tree_map(lambda a: a[:, k], (saved, steps))  # noqa: B023
+            out.append(margin_of(c, *_phase_extremes(c, *phase), jnp.mean(end[:, k] - start[:, k])))
+        return jnp.stack(out), ok, ended
+
+    def row(system, scenario, q0, keys, x, weights):
+        # the realisations one after another (batched, the derivative of a duration's phase end does not compile)
+        return jax.grad(lambda y: weights @ margins(system, scenario, q0, keys, y[0], {p: y[1 + i] for i, p in enumerate(paths)},
+                                                   lambda f: functools.partial(jax.lax.map, f))[0])(x)
+
+    return jax.jit(margins), jax.jit(row)
+
+
+def _phase_extremes(criterion, saved, steps):
+    """(per-realisation extreme, static value or None) of a phase as :func:`jaxmbd.operability.criteria.extremes_of`
+    takes them from a run's result: an output tracked at every step from its values at the phase's start and
+    every step's end (a step that ends twice counted once) and at those saves whose window, from the save to the
+    next less a microsecond, holds no step (:func:`jaxmbd.results._between_from_states`); another output from its
+    values at the saves."""
+    ts, keep, values = saved
+    x = values[criterion.output]
+    if steps is None or criterion.output not in steps[1]:
+        return extremes(criterion, x, keep)
+    t, at = steps
+    done = jnp.isfinite(t) & (t > jnp.concatenate([jnp.full(t.shape[:-1] + (1,), -jnp.inf), t[..., :-1]], axis=-1))
+    t_done = jnp.where(done, t, jnp.inf)  # ascending: only a phase's last step repeats
+    nxt = jnp.flip(jax.lax.cummin(jnp.flip(jnp.where(keep, ts, jnp.inf), -1), axis=ts.ndim - 1), -1)
+    nxt = jnp.concatenate([nxt[..., 1:], jnp.full(ts.shape[:-1] + (1,), jnp.inf)], axis=-1)
+    lo = jax.vmap(lambda a, v: jnp.searchsorted(a, v))(t_done, ts - 1e-6)
+    hi = jax.vmap(lambda a, v: jnp.searchsorted(a, v))(t_done, nxt - 1e-6)
+    alone = keep & (hi <= lo)
+    mask = jnp.concatenate([done, alone], axis=-1)
+    return extremes(criterion, jnp.concatenate([at[criterion.output], x], axis=-1), mask)
 
 
 # --------------------------------------------------------------------------- workability
@@ -172,36 +303,45 @@ def alpha_of(hs, t_pop_hours: float, forecast_level: str = "base"):
 
 def workability_gradient(models, series, month: int, *, durations, values=None, width: float = SMOOTH_WIDTH,
                          alpha=None, forecast_level: str = "base", found=None):
-    """(smoothed workability of ``month``, {path: its derivative}) of a one-phase operation whose limit is
-    given by ``models``: one :class:`LimitingHsModel` per period, or per heading and period, where the
-    operation takes the best heading at each period (as the command's site table does, where the hindcast
-    has no direction): the limit at a period is the largest of its headings', its derivative that heading's.
-    The operational limit α·Hs* is interpolated linearly in Tp at each hour of ``series``; Tp outside the
-    periods is a no-go.  ``durations``: the phases' hours (one phase); ``alpha``: a number, or None for
-    DNV's at T_POP = the sum of ``durations``; ``found``: the models' searches at ``values`` where the caller
-    has them (:meth:`LimitingHsModel.limiting_hs`), else they are run here."""
-    if len(durations) != 1:
-        raise InputError("workability_gradient: one phase (durations of length 1)")
-    tps = np.unique([m.tp for m in models])
-    if tps.size < 2:
-        raise InputError("workability_gradient: models at two periods or more (the limit is a curve in Tp)")
+    """(smoothed workability of ``month``, {path: its derivative}) of an operation whose phases' limits are given
+    by ``models``: :class:`LimitingHsModel` s per phase (the phases in the order of ``durations``, each model's
+    ``phase`` naming its own), each phase at two periods or more, at one heading or several, where the operation
+    takes the best heading at each period (as the command's site table does, where the hindcast has no
+    direction): a phase's limit at a period is the largest of its headings', its derivative that heading's.
+    Each phase's operational limit α·Hs* is interpolated linearly in Tp at each hour of ``series``, Tp outside
+    its periods a no-go, and the phases follow each other in each start's weather window
+    (:func:`jaxmbd.operability.windows.smooth_workability`).  ``durations``: the phases' hours; ``alpha``: a
+    number, or None for DNV's at T_POP = the sum of ``durations``; ``found``: the models' searches at
+    ``values`` where the caller has them (:meth:`LimitingHsModel.limiting_hs`), else they are run here."""
+    phases = list(dict.fromkeys(m.phase for m in models))
+    if len(durations) != len(phases):
+        raise InputError(f"workability_gradient: {len(durations)} durations for the {len(phases)} phases of the models "
+                         f"({phases}); one duration (h) a phase, in the phases' order")
     found = found if found is not None else [m.limiting_hs(values) for m in models]
-    # a search that found no root sits at its range's end, which does not move with the design: derivative 0
-    best = [max((k for k, m in enumerate(models) if m.tp == tp), key=lambda k: found[k].hs) for tp in tps]
-    hs = jnp.asarray([found[k].hs for k in best])
-    grads = [models[k].gradient(found[k], values) if found[k].status == "root" else dict.fromkeys(models[k].paths, 0.0)
-             for k in best]
     paths = models[0].paths
     t_pop = float(sum(durations))
     tp_hours = np.where(series.present, series.tp, np.nan)
-    inside = np.isfinite(tp_hours) & (tp_hours >= tps[0]) & (tp_hours <= tps[-1])
+    curves = []  # per phase: its periods, the best heading's model index at each
+    for name in phases:
+        mine = [k for k, m in enumerate(models) if m.phase == name]
+        tps = np.unique([models[k].tp for k in mine])
+        if tps.size < 2:
+            raise InputError(f"workability_gradient: phase {name!r} needs models at two periods or more (its limit is a curve in Tp)")
+        # a search that found no root sits at its range's end, which does not move with the design: derivative 0
+        curves.append((tps, [max((k for k in mine if models[k].tp == tp), key=lambda k: found[k].hs) for tp in tps]))
+    hs = [jnp.asarray([found[k].hs for k in best]) for _, best in curves]
+    grads = [[models[k].gradient(found[k], values) if found[k].status == "root" else dict.fromkeys(paths, 0.0) for k in best]
+             for _, best in curves]
 
     def work(limits_at_tp):
-        a = alpha if alpha is not None else alpha_of(limits_at_tp, t_pop, forecast_level)
-        op = a * limits_at_tp
-        at_hour = jnp.interp(jnp.asarray(np.where(inside, tp_hours, tps[0])), jnp.asarray(tps), op)
-        limits = jnp.where(jnp.asarray(inside), at_hour, jnp.nan)[None, :]
-        return smooth_workability(series, durations, limits, month, width=width)
+        rows = []
+        for (tps, _), lim in zip(curves, limits_at_tp):
+            a = alpha if alpha is not None else alpha_of(lim, t_pop, forecast_level)
+            inside = np.isfinite(tp_hours) & (tp_hours >= tps[0]) & (tp_hours <= tps[-1])
+            at_hour = jnp.interp(jnp.asarray(np.where(inside, tp_hours, tps[0])), jnp.asarray(tps), a * lim)
+            rows.append(jnp.where(jnp.asarray(inside), at_hour, jnp.nan))
+        return smooth_workability(series, durations, jnp.stack(rows), month, width=width)
 
     w, dw = jax.value_and_grad(work)(hs)
-    return float(w), {p: float(sum(float(dw[j]) * grads[j][p] for j in range(len(tps)))) for p in paths}
+    return float(w), {p: float(sum(float(dw[i][j]) * grads[i][j][p] for i in range(len(curves)) for j in range(len(curves[i][0]))))
+                      for p in paths}
