@@ -134,6 +134,12 @@ def test_the_workability_of_an_operation_in_phases_its_gradient_and_jaxmbd_tune(
     loaded = load_system(path)
     loaded.operability = dataclasses.replace(loaded.operability, search=Search(hs_max=5.0, tolerance=1e-9, max_evaluations=80))
     phases = loaded.operability.phases
+    _margins_are_the_commands(loaded, [p.name for p in phases])
+    # a file without save_dt whose longest phase comes after the last with criteria: its saves are the whole scenario's
+    bare = tmp_path / "bare.toml"
+    bare.write_text(text.replace("save_dt = 0.04", "").replace("max_duration = 30.0", "max_duration = 90.0")
+                    .split('[[operability.phases]]\nname = "hold"')[0])
+    _margins_are_the_commands(load_system(bare), ["hang", "lower"])
     models = [LimitingHsModel(loaded, p.name, tp, 180.0, ("hoist.EA",)) for p in phases for tp in (6.0, 8.0)]
     series, hours = site_series(sample_hindcast()), tuple(p.hours for p in phases)
     w, grad = workability_gradient(models, series, 7, durations=hours)
@@ -148,3 +154,22 @@ def test_the_workability_of_an_operation_in_phases_its_gradient_and_jaxmbd_tune(
     got = json.loads((tmp_path / "w" / "tune.json").read_text())
     w = [h["objective"] for h in got["history"]]
     assert len(w) > 1 and np.all(np.diff(w) > 0) and got["attrs"]["objective"]["after"] == w[-1]
+
+
+def _margins_are_the_commands(loaded, phases):
+    """Every phase's margins at Hs 1.5 m, Tp 8 s, head seas, equal those of the operability command's runs (1e-9
+    relative: one compiled segment in a loop against one program a phase); the slack criteria (a fraction of the
+    mean over every step) and the exposures (the phases' durations) among them."""
+    import math
+
+    from jaxmbd.operability.job import _Runs
+    from jaxmbd.optim.workability import LimitingHsModel
+    from jaxmbd.run import settings_of
+
+    op = loaded.operability
+    runs = _Runs(loaded, loaded.start(), settings_of(loaded, n_realisations=op.n_realisations, seed=op.seed, tp=8.0,
+                                                     heading=math.pi), op.criteria)
+    job = runs(1.5)
+    for phase in phases:
+        got = LimitingHsModel(loaded, phase, 8.0, 180.0, ("hoist.EA",)).margins(1.5)
+        assert got and all(value == pytest.approx(job[name], rel=1e-9, abs=1e-12) for name, value in got.items()), (got, job)

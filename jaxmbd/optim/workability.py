@@ -42,7 +42,8 @@ from ..operability.criteria import extremes, margin_of
 from ..operability.limiting import Search, below_breaking, limiting_hs
 from ..operability.windows import SMOOTH_WIDTH, smooth_workability
 from ..paths import get_leaf, set_leaf
-from ..run import with_sea_state
+from ..run import SCENARIO_BATCH, with_sea_state
+from ..scenario import TRACK_BYTES
 from ..simulation import Integrator
 from .rollout import Problem, time_grid
 
@@ -106,11 +107,19 @@ class LimitingHsModel:
             if shape not in _COMPILED:
                 _COMPILED[shape] = _compile(self.problem, self.criteria, self.paths, self.seconds)
         else:  # every phase's criteria in one program, shared by the phases' models
-            save_dt = self.save_dt or self.loaded.simulation.save_dt
-            shape = (op.criteria,) + shape[1:] + (jax.tree_util.tree_structure(self.scenario), save_dt, integrator)
+            save_dt = self.save_dt or self.loaded.simulation.save_dt or self._save_dt
+            track = self._tracked(system, integrator, len(keys))
+            shape = (op.criteria,) + shape[1:] + (jax.tree_util.tree_structure(self.scenario), save_dt, integrator, track)
             if shape not in _COMPILED:
-                _COMPILED[shape] = _compile_phases(self.problem, self.scenario, op.criteria, self.paths, save_dt)
+                _COMPILED[shape] = _compile_phases(self.problem, self.scenario, op.criteria, self.paths, save_dt, track)
         self._margins_of, self._row_of = _COMPILED[shape]
+
+    def _tracked(self, system, integrator, n: int) -> tuple:
+        """The outputs the command's runs take at every step: every tracked one, unless they would exceed its
+        memory bound for a batch of realisations (then the saves only, as :meth:`jaxmbd.scenario.Scenario.run_many`)."""
+        names = system.tracked_outputs()
+        steps = math.ceil(max(p.max_duration for p in self._full.phases) / integrator.dt) + 2
+        return names if steps * len(names) * 8 * min(n, SCENARIO_BATCH) <= TRACK_BYTES else ()
 
     def _phases(self, op):
         """The file's [scenario] up to the last phase with criteria (the later ones change no margin); a design
@@ -120,8 +129,14 @@ class LimitingHsModel:
         if self.phase not in names:
             raise InputError(f"limiting Hs model: the [operability] phase {self.phase!r} is not a phase of the [scenario] "
                              f"({names})")
+        for c in op.criteria:
+            if c.phase not in names:
+                raise InputError(f"limiting Hs model: criterion {c.name!r} reads phase {c.phase!r}, which is not a phase of "
+                                 f"the [scenario] ({names})")
         self._k = names.index(self.phase)
-        self._own = [i for i, c in enumerate(op.criteria) if c.phase == self.phase]
+        self._own = [i for i, c in enumerate(op.criteria) if any(c is mine for mine in self.criteria)]
+        self._full = scenario  # the command's save grid, when the file gives none, is its whole scenario's
+        self._save_dt = scenario._grid(None)[0]
         kept = scenario.phases[: max(names.index(c.phase) for c in op.criteria) + 1]
         for path in self.paths:
             setters = [p.name for p in kept[: self._k + 1] if any(path.partition("[")[0] == f"{el}.{field}" for el, field in p.leaves)]
@@ -183,25 +198,46 @@ class LimitingHsModel:
         vals = self._values(values)
         x0 = jnp.concatenate([jnp.asarray([found.hs], float), jnp.stack([vals[p] for p in self.paths])])
 
-        n = len(self.names)
-        if self.scenario is not None:  # the program's margins are every phase's
-            k, n = self._own[k], len(self.loaded.operability.criteria)
-        d = self._row_of(*self._args(), x0, jnp.zeros(n).at[k].set(1.0))
+        if self.scenario is None:
+            d = self._row_of(*self._args(), x0, jnp.zeros(len(self.names)).at[k].set(1.0))
+        else:  # the program's margins are every phase's; the runs at the root checked as the search's were
+            d, (_, ok, ended) = self._row_of(*self._args(), x0, self._own[k])
+            self._checked(found.hs, np.zeros(len(self.loaded.operability.criteria)), ok, ended)
         if not float(d[0]) < 0:
             raise InputError(f"limiting Hs gradient: the governing margin does not fall with Hs at the root "
                              f"(dg/dHs = {float(d[0]):g})")
-        # the root of the margin's tangent must lie in the search's bracket: a margin that jumps across zero there
-        # (a phase whose end, an event of the state, moves by a wave as Hs grows) has no derivative
-        lo, hi = found.bracket
-        linear = found.hs - found.margins[found.governing] / float(d[0])
-        if not lo - (hi - lo) <= linear <= hi + (hi - lo):
-            raise InputError(f"limiting Hs gradient: {found.governing!r} jumps across zero at Hs {found.hs:.6g} m (its tangent "
-                             f"there crosses zero at {linear:.6g} m, outside the search's bracket [{lo:.6g}, {hi:.6g}] m): a "
-                             "limit at a jump of the margin (an end of a phase that moves by a wave period) has no derivative")
+        if self.scenario is not None:  # a phase's margin can jump (its window's end is an event): see _smooth
+            self._smooth(found, float(d[0]))
         return {p: float(-d[1 + i] / d[0]) for i, p in enumerate(self.paths)}
+
+    @staticmethod
+    def _smooth(found, slope: float):
+        """Refuse a root where the governing margin jumps across zero (a phase whose end, an event of the state,
+        moves by a wave as Hs grows): its derivative ``slope`` at the root must give the search's last secant
+        within half of itself, and its tangent from the bracket's end nearer zero must cross zero in the bracket
+        (widened by its width, or a micrometre), which is at most :data:`SMOOTH_BRACKET` wide.  A jump smaller than about
+        |slope| x the bracket's width is not seen."""
+        lo, hi = found.bracket
+        if hi - lo > SMOOTH_BRACKET:
+            raise InputError(f"limiting Hs gradient: the search's bracket [{lo:.6g}, {hi:.6g}] m is wider than "
+                             f"{SMOOTH_BRACKET:g} m: the gradient of an operation in phases needs its root finer, to tell a "
+                             "jump of its margin from a crossing (search with a tolerance of 1e-4 m, as jaxmbd tune does)")
+        g = found.margins[found.governing]
+        near = lo if g >= 0 else hi  # the bracket's end whose margins the search kept
+        linear = near - g / slope
+        # the secant only where its ends differ by more than round-off (a bracket of 1e-12 m reads noise)
+        secant = abs(found.slope) * (hi - lo) > 1e-8 and abs(found.slope - slope) > 0.5 * abs(slope)
+        widen = max(hi - lo, 1e-6)
+        if secant or not lo - widen <= linear <= hi + widen:
+            raise InputError(f"limiting Hs gradient: {found.governing!r} jumps across zero at Hs {found.hs:.6g} m (its "
+                             f"derivative there {slope:.4g}/m, the search's last secant over [{lo:.6g}, {hi:.6g}] m "
+                             f"{found.slope:.4g}/m): a limit at a jump of the margin (an end of a phase that moves by a wave "
+                             "period) has no derivative")
 
 
 _COMPILED: dict = {}
+SMOOTH_BRACKET = 0.01
+"""m: the widest bracket of a root whose gradient an operation in phases gives (:meth:`LimitingHsModel._smooth`)."""
 
 
 def _compile(problem: Problem, criteria, paths, seconds):
@@ -229,38 +265,47 @@ def _compile(problem: Problem, criteria, paths, seconds):
     return jax.jit(margins), jax.jit(row)
 
 
-def _compile_phases(problem: Problem, scenario, criteria, paths, save_dt: float):
+def _compile_phases(problem: Problem, scenario, criteria, paths, save_dt: float, track: tuple):
     """:func:`_compile`'s pair for a run in phases, every phase's criteria in one program: (margins(system,
     scenario, q0, keys, hs, values) -> (the margins of ``criteria``, whether the solver finished each phase of
     each realisation, whether each ended by its condition), row(system, scenario, q0, keys, [hs, values...],
-    weights)), each phase read as :func:`jaxmbd.operability.criteria.extremes_of` reads a run's result; the
+    index)), each phase read as :func:`jaxmbd.operability.criteria.extremes_of` reads a run's result; the
     row in reverse mode (one pass back through the phases' solves, their event times differentiated by the
     implicit-function theorem)."""
     outputs = tuple(sorted({c.output for c in criteria}))
-    tracked = tuple(n for n in outputs if n in problem.system.tracked_outputs())
+    tracked = tuple(n for n in outputs if n in track)
     names = [p.name for p in scenario.phases]
     integrator = problem.integrator
 
-    def margins(system, scenario, q0, keys, hs, values, each=jax.vmap):
+    def runs(system, scenario, q0, keys, hs, values, each):
         for path in paths:
             system = set_leaf(system, path, values[path])
         prob = dataclasses.replace(problem, system=system, q0=q0, keys=keys)
         system = with_sea_state(system, hs=hs)
         y0 = prob.initial_state(system)
-        start, end, ok, ended, saved, steps = each(lambda key: scenario.solve_phases(
-            system, y0, integrator=integrator, save_dt=save_dt, waves=system.waves.realise(key), track=tracked,
-            outputs=outputs))(keys)
-        out = []
-        for c in criteria:
-            k = names.index(c.phase)
-            phase = jax.tree_util.tree_map(lambda a: a[:, k], (saved, steps))  # noqa: B023
-            out.append(margin_of(c, *_phase_extremes(c, *phase), jnp.mean(end[:, k] - start[:, k])))
-        return jnp.stack(out), ok, ended
+        return each(lambda key: scenario.solve_phases(system, y0, integrator=integrator, save_dt=save_dt,
+                                                      waves=system.waves.realise(key), track=tracked, outputs=outputs))(keys)
 
-    def row(system, scenario, q0, keys, x, weights):
-        # the realisations one after another (batched, the derivative of a duration's phase end does not compile)
-        return jax.grad(lambda y: weights @ margins(system, scenario, q0, keys, y[0], {p: y[1 + i] for i, p in enumerate(paths)},
-                                                   lambda f: functools.partial(jax.lax.map, f))[0])(x)
+    def margin(c, start, end, saved, steps):
+        k = names.index(c.phase)
+        phase = jax.tree_util.tree_map(lambda a: a[:, k], (saved, steps))
+        return margin_of(c, *_phase_extremes(c, *phase), jnp.mean(end[:, k] - start[:, k]))
+
+    def margins(system, scenario, q0, keys, hs, values):
+        start, end, ok, ended, saved, steps = runs(system, scenario, q0, keys, hs, values, jax.vmap)
+        return jnp.stack([margin(c, start, end, saved, steps) for c in criteria]), ok, ended
+
+    def row(system, scenario, q0, keys, x, index):
+        """(d margin[index] / d[hs, values...], (the margins, ok, ended)): the realisations one after another (the
+        derivative of a duration phase's end, batched, does not compile), only the criterion's own margin traced
+        back (another's, infinite or not a number, would spoil the derivative)."""
+        def one(y):
+            start, end, ok, ended, saved, steps = runs(system, scenario, q0, keys, y[0], {p: y[1 + i] for i, p in enumerate(paths)},
+                                                       lambda f: functools.partial(jax.lax.map, f))
+            m = jax.lax.switch(index, [functools.partial(margin, c) for c in criteria], start, end, saved, steps)
+            return m, (m, ok, ended)
+
+        return jax.grad(one, has_aux=True)(x)
 
     return jax.jit(margins), jax.jit(row)
 
