@@ -251,31 +251,67 @@ def run_capytaine(
 
 def capytaine_drift(mesh, *, omegas, wave_directions, rho: float = 1025.0, g: float = 9.81, water_depth: float = math.inf,
                     fixed: bool = False, mass=None, stiffness_ext=None, damping_ext=None, n_theta: int = 361, name: str = "body",
-                    center_of_mass=None, rotation_center=None):
+                    center_of_mass=None, rotation_center=None, method: str = "far_field", control_radius=None):
     """Mean drift coefficients of one body (a :class:`~jaxmbd.hydro.drift.DriftTable`: surge, sway, yaw per squared
     wave amplitude) by Capytaine's far-field (Maruo) formula from the Kochin functions of its diffraction and
     radiation, over ``n_theta`` directions round the circle.  ``fixed``: the body held still (no radiation);
     otherwise it moves with its motion RAOs, Capytaine's from its inertia (``mass``: a 6x6 mass matrix about the
     rotation centre, default the displaced water's rigid-body inertia), hydrostatics and the extra
     ``stiffness_ext`` and ``damping_ext`` (a mooring, viscous damping).  The far field needs one body (no
-    neighbours whose waves it would mix) and a closed waterline."""
+    neighbours whose waves it would mix) and a closed waterline.
+
+    ``method="control_surface"``: the flux of momentum through a vertical cylinder round each body
+    (:mod:`jaxmbd.hydro.control_surface`; radius ``control_radius`` or the body's reach plus a quarter of it or its
+    draught), which takes several bodies (a list of meshes or a ``Multibody``, each with its own cylinder that no
+    other body enters, all moving on the group's coupled RAOs) and returns one table per body, in their order.
+    The yaw moment is about each body's rotation centre in both methods.
+
+    Finite ``water_depth``: the far field only where kh >= pi at every frequency (against MacCamy and Fuchs' finite-
+    depth drift on a bottom-mounted cylinder Capytaine's far-field formula is -28, -12, -3, -0.2 % at kh = 1, 1.5,
+    2, pi); the control surface in deep water only (Capytaine's finite-depth field off the body moves its flux by
+    +-4 % with the radius at kh = pi).  Shallower water is refused."""
     import capytaine as cpt
     import xarray as xr
 
+    from .control_surface import reference_point
     from .drift import DriftTable
 
     omegas = np.asarray(omegas, dtype=float).reshape(-1)
     directions = np.asarray(wave_directions, dtype=float).reshape(-1)
     if np.any(~np.isfinite(omegas)) or np.any(omegas <= 0):
         raise InputError("omegas must be finite and > 0")
+    if method not in ("far_field", "control_surface"):
+        raise InputError(f"capytaine_drift: method is 'far_field' or 'control_surface', got {method!r}")
+    if math.isfinite(water_depth):
+        from .waves import wavenumber
+
+        kh = float(np.min(np.asarray(wavenumber(omegas, float(water_depth), g)))) * water_depth
+        if method == "control_surface" or kh < math.pi * (1 - 1e-9):
+            raise InputError(f"capytaine_drift: water_depth {water_depth:g} m: the far field is checked for kh >= pi (here kh = {kh:.3g} "
+                             "at the lowest frequency) and the control surface in deep water only; expected water_depth=inf or deeper water")
     body, parts = _as_body(mesh, name, center_of_mass, rotation_center)
+    if len(parts) > 1 and method == "far_field":
+        raise InputError("capytaine_drift: one body for the far field (it sums every body's waves into one field); "
+                         "method='control_surface' gives each body's drift")
+    if len(parts) > 1 and mass is not None:
+        raise InputError("capytaine_drift: mass is one body's 6x6 matrix; several bodies take their displaced water's inertia")
+    for b in parts:
+        b.inertia_matrix = b.compute_rigid_body_inertia(rho=rho) if mass is None else b.add_dofs_labels_to_matrix(np.asarray(mass))
+        b.hydrostatic_stiffness = b.compute_hydrostatic_stiffness(rho=rho, g=g)
     if len(parts) > 1:
-        raise InputError("capytaine_drift: one body (the far-field formula sums every body's waves into one field)")
-    body.inertia_matrix = body.compute_rigid_body_inertia(rho=rho) if mass is None else body.add_dofs_labels_to_matrix(np.asarray(mass))
-    body.hydrostatic_stiffness = body.compute_hydrostatic_stiffness(rho=rho, g=g)
+        body = cpt.Multibody(parts, name=body.name)
+    heads = np.mod(directions, 2 * np.pi)
+    order = np.argsort(heads)
+    if method == "control_surface":
+        from .control_surface import control_surface_drift
+
+        values = control_surface_drift(body, parts, omegas, heads, rho, g, water_depth, control_radius, fixed, stiffness_ext, damping_ext)
+        tables = tuple(DriftTable.of(omegas, heads[order], v[:, order], f"Capytaine control-surface drift of {p.name}")
+                       for p, v in zip(parts, values))
+        return tables[0] if len(parts) == 1 else tables
     step = 2 * np.pi / (n_theta - 1)
     theta = step * np.arange(-2, n_theta + 2)  # beyond [0, 2π] on both sides: no heading on the range's border
-    ds = xr.Dataset(coords={"omega": omegas, "wave_direction": np.mod(directions, 2 * np.pi), "radiating_dof": list(body.dofs),
+    ds = xr.Dataset(coords={"omega": omegas, "wave_direction": heads, "radiating_dof": list(body.dofs),
                             "water_depth": [water_depth], "rho": [rho], "g": [g], "theta": theta})
     ds = cpt.BEMSolver().fill_dataset(ds, body, hydrostatics=True, progress_bar=False)
     if fixed:
@@ -287,9 +323,9 @@ def capytaine_drift(mesh, *, omegas, wave_directions, rho: float = 1025.0, g: fl
     drift = cpt.post_pro.far_field_mean_drift_force(X, ds)
     values = np.stack([np.real(np.diagonal(drift[v].values, axis1=1, axis2=2))
                        for v in ("drift_force_surge", "drift_force_sway", "drift_force_yaw")], axis=-1)
-    order = np.argsort(np.mod(directions, 2 * np.pi))
-    return DriftTable.of(omegas, np.mod(directions, 2 * np.pi)[order], values[:, order],
-                         f"Capytaine far-field drift of {name}")
+    c = reference_point(body)
+    values[..., 2] -= c[0] * values[..., 1] - c[1] * values[..., 0]  # the Kochin functions' moment is about the origin
+    return DriftTable.of(omegas, heads[order], values[:, order], f"Capytaine far-field drift of {name}")
 
 
 # --------------------------------------------------------------------------- test barge
