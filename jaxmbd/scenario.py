@@ -128,6 +128,18 @@ __all__ = ["Scenario", "Phase", "PhaseEvent", "ScenarioSolution", "ScenarioError
 TRACK_BYTES = 512 * 2**20  # a phase's outputs at every step, kept for the extremes between the saves: at most this
 
 
+def track_steps(scenario, dt: float) -> int:
+    """The buffer, in steps, that an output tracked at every step takes per realisation at the fixed step ``dt``
+    (the scenario's longest phase's)."""
+    return int(math.ceil(max(p.max_duration for p in scenario.phases) / dt)) + 2
+
+
+def tracks_every_step(scenario, names, dt: float, n: int) -> bool:
+    """Whether ``names`` taken at every step for ``n`` realisations at once stay within :data:`TRACK_BYTES`
+    (otherwise a run reads its maxima and ranges at the saves only)."""
+    return track_steps(scenario, dt) * len(names) * 8 * n <= TRACK_BYTES
+
+
 class ScenarioTimeLimit(UserWarning):
     """A phase's condition did not fire within its ``max_duration``."""
 
@@ -318,7 +330,7 @@ class Scenario(eqx.Module):
         phase, values), ``track``'s outputs at every step of each (times, inf after the last; values) or None),
         each with a leading phase axis."""
         plan, forcing, grid = self._plan(system), system.inputs(waves, params), self._grid(save_dt)
-        steps = (tuple(track), int(math.ceil(max(p.max_duration for p in self.phases) / integrator.dt)) + 2) if track else None
+        steps = (tuple(track), track_steps(self, integrator.dt)) if track else None
         limits = jnp.asarray([p.max_duration for p in self.phases], dtype=system.model.inertia.dtype)
 
         def phase(carry, j):
@@ -370,8 +382,8 @@ class Scenario(eqx.Module):
         """The phases of every realisation of ``waves``: one at a time for one, batched (vmap) for several."""
         plan = self._plan(system)
         names = system.tracked_outputs() if between and integrator.dt is not None else ()
-        track = (names, int(math.ceil(max(p.max_duration for p in self.phases) / integrator.dt)) + 2) if names else None
-        if track and track[1] * len(names) * 8 * len(waves) > TRACK_BYTES:
+        track = (names, track_steps(self, integrator.dt)) if names else None
+        if track and not tracks_every_step(self, names, integrator.dt, len(waves)):
             warnings.warn(f"{system.name}: scenario {self.name!r}: its outputs at every step of its longest phase ({track[1]} "
                           f"steps x {len(names)} outputs x {len(waves)} realisations, {track[1] * len(names) * len(waves) / 2**17:.3g} "
                           f"MB) exceed {TRACK_BYTES / 2**20:.3g} MB: its maxima and ranges are read at the saves only (a shorter "

@@ -337,6 +337,12 @@ class System(eqx.Module):
         gusts = max((getattr(f, "gust_frequencies", 0) for f in self.forces), default=0)  # the wind's gusts: drawn with the waves
         if self.waves is not None and gusts > getattr(self.waves, "gust_frequencies", gusts):
             self.waves = dataclasses.replace(self.waves, gust_frequencies=gusts)
+        still = [f.name for f in self.forces if getattr(f, "kind", "") in ("catenary_line", "segmented_line", "mooring_spread")]
+        if still and getattr(self.waves, "current", None) is not None:
+            import warnings
+
+            warnings.warn(f"{self.name}: the current does not act on the quasi-static lines {', '.join(still)} (they hang in still "
+                          "water); a lumped_line takes the current's drag", stacklevel=2)
         if gusts and self.waves is None:
             from .errors import InputError
 

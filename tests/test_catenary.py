@@ -300,3 +300,19 @@ weight = 1000.0
     path.write_text(text[:i] + spread + text[j:])
     with pytest.raises(mbd.SystemFileError, match=r"forces\[0\]: line 2 \(heading 180°\): the line \(400 m\) is too short"):
         mbd.load_system(path)
+
+
+def test_a_current_beside_quasi_static_lines_is_said():
+    """The catenary hangs in still water: a system with a current and a catenary line says, once, that the line
+    does not feel it (and which element does); without the current it says nothing."""
+    import warnings
+
+    from jaxmbd.hydro import SeaState
+    from jaxmbd.hydro.waves import Current
+
+    system, _ = _moored((300.0, 0.0, 0.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        System(system.model, system.forces, name="still")
+    with pytest.warns(UserWarning, match=r"in_current: the current does not act on the quasi-static lines line \(they hang in still water\)"):
+        System(system.model, system.forces, waves=SeaState(current=Current(speed=1.0)), name="in_current")

@@ -43,7 +43,7 @@ from ..operability.limiting import Search, below_breaking, limiting_hs
 from ..operability.windows import SMOOTH_WIDTH, smooth_workability
 from ..paths import get_leaf, set_leaf
 from ..run import SCENARIO_BATCH, with_sea_state
-from ..scenario import TRACK_BYTES
+from ..scenario import tracks_every_step
 from ..simulation import Integrator
 from .rollout import Problem, time_grid
 
@@ -118,8 +118,7 @@ class LimitingHsModel:
         """The outputs the command's runs take at every step: every tracked one, unless they would exceed its
         memory bound for a batch of realisations (then the saves only, as :meth:`jaxmbd.scenario.Scenario.run_many`)."""
         names = system.tracked_outputs()
-        steps = math.ceil(max(p.max_duration for p in self._full.phases) / integrator.dt) + 2
-        return names if steps * len(names) * 8 * min(n, SCENARIO_BATCH) <= TRACK_BYTES else ()
+        return names if tracks_every_step(self._full, names, integrator.dt, min(n, SCENARIO_BATCH)) else ()
 
     def _phases(self, op):
         """The file's [scenario] up to the last phase with criteria (the later ones change no margin); a design
