@@ -282,11 +282,13 @@ def capytaine_drift(mesh, *, omegas, wave_directions, rho: float = 1025.0, g: fl
         raise InputError("omegas must be finite and > 0")
     if method not in ("far_field", "control_surface"):
         raise InputError(f"capytaine_drift: method is 'far_field' or 'control_surface', got {method!r}")
+    if not water_depth > 0:
+        raise InputError(f"capytaine_drift: water_depth must be > 0 (m, inf for deep water), got {water_depth}")
     if math.isfinite(water_depth):
         from .waves import wavenumber
 
         kh = float(np.min(np.asarray(wavenumber(omegas, float(water_depth), g)))) * water_depth
-        if method == "control_surface" or kh < math.pi * (1 - 1e-9):
+        if method == "control_surface" or not kh >= math.pi * (1 - 1e-6):
             raise InputError(f"capytaine_drift: water_depth {water_depth:g} m: the far field is checked for kh >= pi (here kh = {kh:.3g} "
                              "at the lowest frequency) and the control surface in deep water only; expected water_depth=inf or deeper water")
     body, parts = _as_body(mesh, name, center_of_mass, rotation_center)
@@ -295,11 +297,15 @@ def capytaine_drift(mesh, *, omegas, wave_directions, rho: float = 1025.0, g: fl
                          "method='control_surface' gives each body's drift")
     if len(parts) > 1 and mass is not None:
         raise InputError("capytaine_drift: mass is one body's 6x6 matrix; several bodies take their displaced water's inertia")
+    if method == "far_field" and np.any(reference_point(parts[0]) != 0.0):
+        # Kochin functions about the rotation centre: their angular derivative, which the yaw takes, is then free of
+        # the fast phase e^{-ik c·(cos θ, sin θ)} of a body away from the origin (the drift does not depend on where it is)
+        c = reference_point(parts[0])
+        parts = [parts[0].translated((-c[0], -c[1], 0.0), name=parts[0].name)]
     for b in parts:
         b.inertia_matrix = b.compute_rigid_body_inertia(rho=rho) if mass is None else b.add_dofs_labels_to_matrix(np.asarray(mass))
         b.hydrostatic_stiffness = b.compute_hydrostatic_stiffness(rho=rho, g=g)
-    if len(parts) > 1:
-        body = cpt.Multibody(parts, name=body.name)
+    body = cpt.Multibody(parts, name=body.name) if len(parts) > 1 else parts[0]
     heads = np.mod(directions, 2 * np.pi)
     order = np.argsort(heads)
     if method == "control_surface":
@@ -323,8 +329,6 @@ def capytaine_drift(mesh, *, omegas, wave_directions, rho: float = 1025.0, g: fl
     drift = cpt.post_pro.far_field_mean_drift_force(X, ds)
     values = np.stack([np.real(np.diagonal(drift[v].values, axis1=1, axis2=2))
                        for v in ("drift_force_surge", "drift_force_sway", "drift_force_yaw")], axis=-1)
-    c = reference_point(body)
-    values[..., 2] -= c[0] * values[..., 1] - c[1] * values[..., 0]  # the Kochin functions' moment is about the origin
     return DriftTable.of(omegas, heads[order], values[:, order], f"Capytaine far-field drift of {name}")
 
 

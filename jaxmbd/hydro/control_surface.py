@@ -33,47 +33,58 @@ _CHUNK = 1500  # field points per Capytaine influence matrix (3 x points x panel
 
 def reference_point(part):
     """(x, y) of a body's rotation centre, or of its centre of mass where its DOFs name none (the yaw's reference)."""
-    rc = np.asarray(part.rotation_center, float)
-    return (np.asarray(part.center_of_mass, float) if np.any(np.isnan(rc)) else rc)[:2]
+    rc = np.asarray(part.rotation_center, float) if isinstance(part.rotation_center, np.ndarray) else np.full(3, np.nan)
+    if np.any(np.isnan(rc)):
+        rc = np.asarray(part.center_of_mass if part.center_of_mass is not None else np.nan, float) * np.ones(3)
+    if np.any(np.isnan(rc[:2])):
+        raise InputError(f"capytaine_drift: body '{part.name}' has neither a rotation centre in its DOFs nor a centre of mass; "
+                         "expected one of them (the yaw moment's reference)")
+    return rc[:2]
 
 
 def body_circle(part, others, radius=None):
     """Centre (x, y) and radius of the control cylinder of one body: centred on its rotation centre (its centre of
     mass without one), of radius ``radius`` or its farthest panel vertex's horizontal distance plus a quarter of
-    it or its draught, whichever is more.  No other body may reach inside it."""
+    it or its draught, whichever is more.  The cylinder keeps clear of the body's panels by a tenth of its
+    draught or a twentieth of its reach, whichever is more (the field beside a panel's edges is singular), and no
+    other body comes within that margin of it."""
     v = np.asarray(part.mesh.vertices, float)
     centre = reference_point(part)
     reach = float(np.max(np.hypot(*(v[:, :2] - centre).T)))
     draught = float(-np.min(v[:, 2]))
+    margin = max(0.1 * draught, 0.05 * reach)
     r = max(1.25 * reach, reach + draught) if radius is None else float(radius)
-    if r <= reach:
-        raise InputError(f"capytaine_drift: control_radius {r:g} m cuts body '{part.name}' (its panels reach {reach:.3g} m "
-                         "from its centre); expected a larger radius")
+    if not r >= reach + margin:
+        raise InputError(f"capytaine_drift: control_radius {r:g} m cuts body '{part.name}' or passes within {margin:.3g} m of it "
+                         f"(its panels reach {reach:.3g} m from its centre); expected at least {reach + margin:.3g} m")
     for o in others:
         near = float(np.min(np.hypot(*(np.asarray(o.mesh.vertices, float)[:, :2] - centre).T)))
-        if near <= r:
-            raise InputError(f"capytaine_drift: body '{o.name}' reaches {near:.3g} m from body '{part.name}', inside its control "
-                             f"surface of radius {r:.3g} m; expected the bodies farther apart or a smaller control_radius")
+        if near <= r + margin:
+            raise InputError(f"capytaine_drift: body '{o.name}' reaches {near:.3g} m from body '{part.name}', within {margin:.3g} m of "
+                             f"its control surface of radius {r:.3g} m; expected the bodies farther apart or a smaller control_radius")
     return centre, r, draught
 
 
-def depth_rule(k, water_depth, draught):
-    """Nodes and weights in z over the cylinder's depth: Gauss-Legendre on [−2 d, 0] (d the body's draught), then
-    on to the seabed, or in deep water in s = e^{kz} down to where e^{2kz} < 1e-14 (the propagating waves' energy
-    falls as e^{2kz}; in s the integrand is smooth)."""
+def depth_rule(k, water_depth, draught, radius):
+    """Nodes and weights in z over the cylinder's depth: Gauss-Legendre on [−2 d, 0] (d the body's draught) and on
+    [−2 d − 2 R, −2 d] (the body's local, non-wave disturbance dies away over depths of the order of the distance R),
+    then on to the seabed, or in deep water in s = e^{kz} down to where e^{2kz} < 1e-14 (the propagating waves'
+    energy falls as e^{2kz}; in s the integrand is smooth), where that is deeper still."""
     x, w = np.polynomial.legendre.leggauss(_GAUSS)
-    top = min(2.0 * draught, water_depth)
-    z = [-top * (x + 1) / 2]
-    wz = [w * top / 2]
+    edges = [0.0, min(2.0 * draught, water_depth), min(2.0 * draught + 2.0 * radius, water_depth)]
     if math.isfinite(water_depth):
-        if water_depth > top:
-            z.append(-top - (water_depth - top) * (x + 1) / 2)
-            wz.append(w * (water_depth - top) / 2)
-    else:
-        s_top, s_end = math.exp(-k * top), 1e-7
-        s = s_end + (s_top - s_end) * (x + 1) / 2
-        z.append(np.log(s) / k)
-        wz.append(w * (s_top - s_end) / 2 / (k * s))
+        edges.append(water_depth)
+    z, wz = [], []
+    for a, b in zip(edges[:-1], edges[1:]):
+        if b > a:
+            z.append(-a - (b - a) * (x + 1) / 2)
+            wz.append(w * (b - a) / 2)
+    if not math.isfinite(water_depth):
+        s_top, s_end = math.exp(-k * edges[-1]), 1e-7
+        if s_top > s_end:
+            s = s_end + (s_top - s_end) * (x + 1) / 2
+            z.append(np.log(s) / k)
+            wz.append(w * (s_top - s_end) / 2 / (k * s))
     return np.concatenate(z), np.concatenate(wz)
 
 
@@ -107,7 +118,7 @@ def drift_on_circle(solver, field, problem, centre, radius, draught, rho, g):
     th = 2 * np.pi * np.arange(n_theta) / n_theta
     nrm = np.stack([np.cos(th), np.sin(th), np.zeros_like(th)], 1)
     dl = 2 * np.pi * radius / n_theta
-    z, wz = depth_rule(k, problem.water_depth, draught)
+    z, wz = depth_rule(k, problem.water_depth, draught, radius)
     rim = np.column_stack([centre[0] + radius * nrm[:, 0], centre[1] + radius * nrm[:, 1]])
     eta = _elevation(solver, rim, field, problem)
     pts = np.concatenate([np.column_stack([rim, np.full(n_theta, zj)]) for zj in z])
