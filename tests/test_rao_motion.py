@@ -24,23 +24,29 @@ MASS = 1025.0 * 400.0
 INERTIA = np.diag([MASS * 3.5**2, MASS * 5.0**2, MASS * 5.2**2])
 
 
-@pytest.fixture(scope="module")
-def barge():
-    """The test barge (410 t) with a 2 t load on a 6 m pendulum from a pivot 8 m forward, 6 m up, damped 11 %
-    of critical so its start-up swing dies out; the hull's RAOs solved by jaxmbd in the frequency domain."""
-    hd = read_capytaine(test_barge_path())
+def free_and_driven(hd, load):
+    """The model (the barge and a load of ``load`` kg on a 6 m pendulum from a pivot 8 m forward, 6 m up, damped
+    11 % of critical so its start-up swing dies out), the hull's RAOs solved by jaxmbd in the frequency domain, and
+    the system free (Cummins' equation) and on those RAOs."""
     b = ModelBuilder(source="barge")
     b.add_body("barge", body=Body(MASS, (0, 0, 0), INERTIA), joint=mbd.Free())
-    b.add_body("load", body=Body(2000.0, (0, 0, -6.0), np.eye(3)), joint=mbd.Revolute((0, 1, 0)), parent="barge",
+    b.add_body("load", body=Body(load, (0, 0, -6.0), np.eye(3) * load / 2000.0), joint=mbd.Revolute((0, 1, 0)), parent="barge",
                placement=Placement(p=(8.0, 0.0, 6.0)))
     model = b.build()
     M = np.zeros((6, 6))
     M[:3, :3], M[3:, 3:] = MASS * np.eye(3), INERTIA
     table = RaoTable.from_hydro(hd, M)
-    damper = JointPTO(name="damper", joint="load", damping=jnp.asarray(2e4))
+    damper = JointPTO(name="damper", joint="load", damping=jnp.asarray(2e4 * load / 2000.0))
     free = System(model, (HydroBody.create(model, hd, bodies=("barge",), ramp_time=30.0), damper), name="free")
     driven = System(model, (RaoMotion(name="vessel", body="barge", rao=table, ramp_time=30.0), damper), name="driven")
-    return hd, model, table, free, driven
+    return model, table, free, driven
+
+
+@pytest.fixture(scope="module")
+def barge():
+    """The test barge (410 t) with a 2 t load (:func:`free_and_driven`)."""
+    hd = read_capytaine(test_barge_path())
+    return (hd, *free_and_driven(hd, 2000.0))
 
 
 def regular(omega, beta, amplitude=0.05):
@@ -86,16 +92,19 @@ def steady(ts, x, w, window=60.0):
     return a + 1j * b
 
 
-@pytest.mark.parametrize("k", [14, 20])  # ω = 1.31 (between heave and pitch resonance), 1.79 rad/s
-def test_the_raos_move_the_hull_and_its_load_as_the_free_hull_in_regular_waves(barge, k):
-    """Head seas: the RAO-driven hull's surge, heave and pitch, and the hung load's swing, against the free hull
-    (HydroBody, Cummins' equation with the fitted radiation memory) carrying the same load, 300 s in: amplitudes
-    within 2 % and phases within 3°.  Measured 0.02-1.8 % and up to 2.2°: what is left is the free hull's
-    time-domain radiation model against its frequency-domain solution (the hull alone agrees with it to 2 %,
-    tests/test_hydro_body.py), and the 0.5 % of mass the load adds to the free hull.  Not at 0.60 and 0.99 rad/s:
-    there the hull's motions agree as well (0.02-0.6 %), but the swing, a near-cancellation of the pivot's surge
-    acceleration and the pitch, magnifies their differences to 7.7 and 2.8 %."""
-    hd, model, _, free, driven = barge
+@pytest.mark.parametrize(("load", "k", "amplitude", "degrees"), [(20.0, 10, 0.01, 1.0), (20.0, 14, 0.01, 1.0), (20.0, 20, 0.01, 1.0),
+                                                                  (2000.0, 14, 0.025, 3.0), (2000.0, 20, 0.025, 3.0)])
+def test_the_raos_move_the_hull_and_its_load_as_the_free_hull_in_regular_waves(barge, load, k, amplitude, degrees):
+    """Head seas at 0.99, 1.31 (between the heave and pitch resonances) and 1.79 rad/s: the RAO-driven hull's
+    surge, heave and pitch and the hung load's swing against the free hull (Cummins' equation, the fitted radiation
+    memory) carrying the same load, 300 s in.  A 20 kg load (5e-5 of the hull's mass): within 1 % and 1° (measured
+    0.7 % and 0.7°).  A 2 t load (0.5 %): within 2.5 % and 3° (measured 2.0 % and 2.2° at 1.31 rad/s): the rest is
+    the load's pull on the free hull, which a hull on RAOs leaves out by design (its range, ``load_ratio``).  Not
+    at 0.60 and 0.68 rad/s: there the hull's motions agree as well (0.4 %), but the swing, a near-cancellation of
+    the pivot's surge acceleration and the pitch, magnifies their differences to 1.6 and 4.8 % (5-11°) even with
+    the light load."""
+    hd = barge[0]
+    _, _, free, driven = free_and_driven(hd, load)
     w = float(hd.omega[k])
     ts = np.arange(0.0, 300.0 + 1e-9, 0.05)
     got = {}
@@ -103,13 +112,55 @@ def test_the_raos_move_the_hull_and_its_load_as_the_free_hull_in_regular_waves(b
         q = np.asarray(solve(s, initial_state(s), ts, integrator=Integrator("rk4", dt=0.05), waves=regular(w, 0.0)).ys[0])
         got[s.name] = np.array([steady(ts, q[:, j], w) for j in (0, 2, 5, 7)])  # surge, heave, qy (pitch / 2), load angle
     ratio = got["driven"] / got["free"]
-    assert np.all(np.abs(np.abs(ratio) - 1) < 0.02), np.abs(ratio)
-    assert np.all(np.abs(np.degrees(np.angle(ratio))) < 3.0), np.degrees(np.angle(ratio))
+    assert np.all(np.abs(np.abs(ratio) - 1) < amplitude), np.abs(ratio)
+    assert np.all(np.abs(np.degrees(np.angle(ratio))) < degrees), np.degrees(np.angle(ratio))
+
+
+@pytest.fixture(scope="module")
+def hull_alone():
+    """The test barge alone (no load), free (Cummins' equation, the fitted radiation memory) and on its RAOs."""
+    hd = read_capytaine(test_barge_path())
+    b = ModelBuilder(source="barge")
+    b.add_body("barge", body=Body(MASS, (0, 0, 0), INERTIA), joint=mbd.Free())
+    model = b.build()
+    M = np.zeros((6, 6))
+    M[:3, :3], M[3:, 3:] = MASS * np.eye(3), INERTIA
+    free = System(model, (HydroBody.create(model, hd, bodies=("barge",), ramp_time=30.0),), name="free")
+    driven = System(model, (RaoMotion(name="vessel", body="barge", rao=RaoTable.from_hydro(hd, M), ramp_time=30.0),), name="driven")
+    return hd, free, driven
+
+
+def test_the_raos_move_the_hull_as_the_free_hull_in_regular_waves(hull_alone):
+    """The hull alone, 400 s in regular waves at six frequencies across its heave, pitch and roll resonances (0.58
+    to 1.71 rad/s): in head seas surge, heave and pitch, in beam seas sway, heave and roll, the RAO-driven hull's
+    steady amplitudes within 1 % and phases within 1° of the free hull's (measured at most 0.82 % and 0.4°).  What
+    differs is the free hull's time-domain radiation (the fitted memory and A(∞)) against the BEM's A(ω), B(ω) that
+    the RAOs are solved with, both their symmetric parts: with the BEM's own sway-roll coupling (B24 and B42 differ
+    by up to 10 % on this coarse mesh) the time domain's A(∞), which must be symmetric, sat between two fits and
+    the roll differed by 1.1 %.  Surge and sway have no restoring: a trend is fitted beside them."""
+    hd, free, driven = hull_alone
+    omegas = np.asarray(hd.omega)[[5, 10, 13, 14, 15, 20]]
+    ts = np.arange(0.0, 400.0 + 1e-9, 0.05)
+    integ = Integrator("rk4", dt=0.05)
+
+    def amplitudes(s, w, beta, dofs):
+        q = np.asarray(solve(s, initial_state(s), ts, integrator=integ, waves=regular(w, beta)).ys[0])
+        eta = np.column_stack([q[:, :3], np.asarray(jax.vmap(lambda x: mbd.spatial.matrix_to_rpy(mbd.spatial.quat_to_matrix(x)))(
+            jnp.asarray(q[:, 3:7])))])
+        return np.array([steady(ts, eta[:, j], w, window=100.0) for j in dofs])
+
+    worst = []
+    for beta, dofs in ((0.0, (0, 2, 4)), (np.pi / 2, (1, 2, 3))):
+        for w in omegas:
+            ratio = amplitudes(driven, float(w), beta, dofs) / amplitudes(free, float(w), beta, dofs)
+            worst.append((np.max(np.abs(np.abs(ratio) - 1)), np.max(np.abs(np.degrees(np.angle(ratio))))))
+    worst = np.array(worst)
+    assert np.all(worst[:, 0] < 0.01) and np.all(worst[:, 1] < 1.0), worst
 
 
 def test_the_raos_move_the_hull_and_its_load_as_the_free_hull_in_an_irregular_sea(barge):
     """One JONSWAP realisation (Hs 2 m, Tp 7 s, head seas, 80 components), 900 s: the standard deviations of heave
-    and pitch within 1 % (measured 0.002 % and 0.7 %) and of the load's swing within 2 % (1.3 %) of the free hull's
+    and pitch within 1 % (measured 0.002 % and 0.6 %) and of the 2 t load's swing within 2 % (1.5 %) of the free hull's
     over 150-900 s.  Surge is left out: without restoring the free hull wanders at low frequency, which the RAOs,
     a linear steady response, do not hold."""
     _, _, _, free, driven = barge

@@ -288,6 +288,14 @@ class HydroData(eqx.Module):
         )
 
 
+def symmetric_part(x):
+    """½ (X + Xᵀ) over the last two axes: the radiation matrices A(ω), B(ω) and A(∞) are symmetric (the
+    reciprocity of the radiation potentials, without forward speed); a BEM's are so only to its panels'
+    error (a few percent in the couplings of a coarse mesh), and the time- and frequency-domain models
+    both take their symmetric part, so that they agree (the time domain's A(∞) must be symmetric)."""
+    return 0.5 * (x + jnp.swapaxes(x, -1, -2))
+
+
 def _bracket(grid, x):
     """Index i and weight t with x ≈ (1−t) grid[i] + t grid[i+1], t clamped to [0, 1]."""
     n = grid.shape[0]

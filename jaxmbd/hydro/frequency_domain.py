@@ -27,12 +27,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import InputError
+from .coefficients import symmetric_part
 
 __all__ = ["rao", "impedance", "coefficients_at"]
 
 
 def coefficients_at(hydro, omega):
-    """A(ω) and B(ω) at any frequencies (n, 6nb, 6nb), linear in ω between the table's rows.
+    """A(ω) and B(ω) at any frequencies (n, 6nb, 6nb), linear in ω between the table's rows, their symmetric
+    parts (:func:`~jaxmbd.hydro.coefficients.symmetric_part`, as the time domain takes them).
 
     A frequency outside the table is clamped to its end and warned about (``UserWarning``): the
     coefficients there are extrapolated flat, which is wrong beyond a few percent of the table's span."""
@@ -51,7 +53,7 @@ def coefficients_at(hydro, omega):
     t = jnp.clip((w - w0) / (w1 - w0), 0.0, 1.0)[:, None, None]
     A = (1 - t) * hydro.added_mass[k] + t * hydro.added_mass[k + 1]
     B = (1 - t) * hydro.radiation_damping[k] + t * hydro.radiation_damping[k + 1]
-    return A, B
+    return symmetric_part(A), symmetric_part(B)
 
 
 def impedance(hydro, mass, *, damping_ext=None, stiffness_ext=None, omega=None):
@@ -61,7 +63,7 @@ def impedance(hydro, mass, *, damping_ext=None, stiffness_ext=None, omega=None):
     :func:`coefficients_at` (linear interpolation, a warning outside the table).
     """
     if omega is None:
-        w, A, B = hydro.omega, hydro.added_mass, hydro.radiation_damping
+        w, A, B = hydro.omega, symmetric_part(hydro.added_mass), symmetric_part(hydro.radiation_damping)
     else:
         w = jnp.atleast_1d(jnp.asarray(omega, dtype=hydro.omega.dtype))
         A, B = coefficients_at(hydro, w)

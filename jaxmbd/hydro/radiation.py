@@ -35,6 +35,8 @@ import numpy as np
 import scipy.linalg
 import scipy.optimize
 
+from .coefficients import symmetric_part
+
 __all__ = ["retardation_function", "fit_radiation", "RadiationStateSpace", "RadiationFitReport"]
 
 
@@ -364,7 +366,7 @@ def fit_radiation(
     measures B(ω) reproduced from the state space over the BEM frequencies.
     """
     omega = np.asarray(hydro.omega, float)
-    Bw = np.asarray(hydro.radiation_damping, float)
+    Bw = np.asarray(symmetric_part(jnp.asarray(hydro.radiation_damping)), float)  # K_ij = K_ji: one fit serves both
     n = Bw.shape[-1]
     dofs = list(range(n)) if dofs is None else [int(d) for d in dofs]
     if dt is None:
@@ -598,4 +600,4 @@ def consistent_added_mass_inf(hydro, radiation: RadiationStateSpace):
     """
     w = np.asarray(hydro.omega, float)
     H = radiation.frequency_response(w)
-    return np.mean(np.asarray(hydro.added_mass, float) - H.imag / w[:, None, None], axis=0)
+    return np.mean(np.asarray(symmetric_part(jnp.asarray(hydro.added_mass)), float) - H.imag / w[:, None, None], axis=0)
