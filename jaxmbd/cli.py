@@ -550,9 +550,11 @@ def _mooring(args) -> int:
     print(f"{body}: restoring force along {args.heading:g} deg, from 0 to {args.max_offset:g} m of offset: "
           f"{-along[0] / 1e3:.4g} to {-along[-1] / 1e3:.4g} kN")
     steady = with_mean_drift(system, report=print)
-    if any(f.kind == "steady_force" for f in steady.forces):
+    current = getattr(system.waves, "current", None) is not None
+    if current or any(f.kind == "steady_force" for f in steady.forces):
         _, offset = static_offset(steady, body, q0)
-        print(f"static offset under the steady loads{' and the mean wave drift' if steady is not system else ''}: "
+        drift = " and the mean wave drift" if steady is not system else ""
+        print(f"static offset under the steady loads{', the current' if current else ''}{drift}: "
               f"surge {offset[0]:.4g} m, sway {offset[1]:.4g} m, yaw {np.degrees(offset[2]):.4g} deg")
     print(f"wrote {out / 'restoring.txt'} and {out / 'restoring.png'}")
     return 0

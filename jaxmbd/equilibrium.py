@@ -29,22 +29,23 @@ def _rest_states(system, q, qf):
     return z
 
 
-def rest_accelerations(system: System, q, qf=None, mask=None, params=None):
+def rest_accelerations(system: System, q, qf=None, mask=None, params=None, forcing=None, t=0.0):
     """The residual of static equilibrium: [v̇ (times ``mask``, (nv,)); q̈_f] of ``system`` at rest at
     ``q`` (v = 0, the elements' states at their initial values, the flexible bodies' elastic
     coordinates at ``qf`` with q̇_f = 0).  Both equilibrium solvers drive it to zero: the robust
     :func:`static_equilibrium` (least squares, line search) and the differentiable
-    :func:`jaxmbd.optim.rollout.equilibrate` (a fixed number of Newton steps)."""
+    :func:`jaxmbd.optim.rollout.equilibrate` (a fixed number of Newton steps).  ``forcing`` (an
+    :class:`~jaxmbd.system.Inputs`, default calm water) and ``t``: the sea the system rests in, at time ``t``."""
     qf = jnp.zeros(sum(k for _, k in _flex_parts(system)), dtype=q.dtype) if qf is None else qf
     mask = 1.0 if mask is None else mask
     v = jnp.zeros(system.model.nv, dtype=q.dtype)
     z = _rest_states(system, q, qf)
-    _, vdot, zdot = system.rhs(0.0, (q, v, z), Inputs(params=params))
+    _, vdot, zdot = system.rhs(t, (q, v, z), Inputs(params=params) if forcing is None else forcing)
     return jnp.concatenate([vdot * mask] + [zdot[start + k : start + 2 * k] for start, k in _flex_parts(system)])
 
 
-def _residual(system, q, qf, mask, params):
-    return rest_accelerations(system, q, qf, mask, params)
+def _residual(system, q, qf, mask, params, forcing, t):
+    return rest_accelerations(system, q, qf, mask, params, forcing, t)
 
 
 EQUILIBRIUM_FD_STEP = 1e-6
@@ -52,7 +53,7 @@ EQUILIBRIUM_FD_STEP = 1e-6
 differences."""
 
 
-def _newton_at(system, q, qf, delta, lam, mask, params, exact):
+def _newton_at(system, q, qf, delta, lam, mask, params, exact, forcing=None, t=0.0):
     """At the trial point (q ⊕ λ δ, q_f + λ δ_f): the point, the largest residual there and the Newton step
     from there (least squares).  One program serves the first step (λ = 0), the line search and the next
     step, so a system's equilibrium compiles one program, not a step's and a trial's.
@@ -71,7 +72,7 @@ def _newton_at(system, q, qf, delta, lam, mask, params, exact):
     q, qf = model.integrate(q, delta[:nv], lam), qf + lam * delta[nv:]
 
     def r_of(d):
-        return _residual(system, model.integrate(q, d[:nv] * mask), qf + d[nv:], mask, params)
+        return _residual(system, model.integrate(q, d[:nv] * mask), qf + d[nv:], mask, params, forcing, t)
 
     n = nv + qf.shape[0]
     if exact:
@@ -90,12 +91,27 @@ def _newton_at(system, q, qf, delta, lam, mask, params, exact):
     return q, qf, jnp.max(jnp.abs(r)), jnp.concatenate([step[:nv] * mask, step[nv:]])
 
 
-_newton_step = system_jit(lambda system, q, qf, delta, lam, mask, params: _newton_at(system, q, qf, delta, lam, mask, params, False))
-_newton_step_exact = system_jit(lambda system, q, qf, delta, lam, mask, params: _newton_at(system, q, qf, delta, lam, mask, params, True))
+_newton_step = system_jit(lambda system, q, qf, delta, lam, mask, params, forcing, t:
+                          _newton_at(system, q, qf, delta, lam, mask, params, False, forcing, t))
+_newton_step_exact = system_jit(lambda system, q, qf, delta, lam, mask, params, forcing, t:
+                                _newton_at(system, q, qf, delta, lam, mask, params, True, forcing, t))
+
+
+def steady_sea(system: System, params=None):
+    """The steady part of ``system``'s sea, for a system at rest in it: (Inputs, t), the current alone (calm water, no
+    gusts) at a time past every element's fade-in (``ramp_time``), so that the current acts in full; (None, 0.0) for
+    a system without a current."""
+    current = getattr(system.waves, "current", None)
+    if current is None:
+        return None, 0.0
+    from .hydro.sea import SeaState
+
+    t = max([float(np.max(np.asarray(getattr(f, "ramp_time", 0.0)))) for f in system.forces] + [0.0])
+    return system.inputs(SeaState(current=current).realise(None), params), t + 1.0
 
 
 def static_equilibrium(system: System, q0=None, *, free=None, tol: float = 1e-10, max_iter: int = 50, params=None,
-                       return_states: bool = False, exact: bool | None = None):
+                       return_states: bool = False, exact: bool | None = None, current: bool = False):
     """Configuration where the system rests (v = 0): ropes carry the weight, springs and hydrostatics balance it.
 
     Newton's method on the joint accelerations v̇(q, v = 0) = 0 over the
@@ -109,6 +125,9 @@ def static_equilibrium(system: System, q0=None, *, free=None, tol: float = 1e-10
 
     The Jacobian is by central differences (one compiled program of the residual), or by forward mode
     with ``exact`` (default: where an element is not smooth at rest; see :func:`_newton_at`).
+
+    ``current``: the system rests in its sea's current (:func:`steady_sea`: a mooring's static offset);
+    by default in calm water, as a run starts (the current fades in with the waves).
 
     Returns q, or ``(q, z0)`` with ``return_states=True``: the internal states
     at rest (the bent shape of each flexible body), to pass to
@@ -124,8 +143,10 @@ def static_equilibrium(system: System, q0=None, *, free=None, tol: float = 1e-10
     zero = jnp.zeros(model.nv + qf.shape[0], dtype=q.dtype)
     if exact is None:
         exact = not all(f.smooth_at_rest for f in system.forces)
+    forcing, t = steady_sea(system, params) if current else (None, 0.0)
+    t = jnp.asarray(t, dtype=q.dtype)
     step = _newton_step_exact if exact else _newton_step
-    q, qf, rn_arr, delta = step(system, q, qf, zero, jnp.asarray(0.0, dtype=q.dtype), mask, params)
+    q, qf, rn_arr, delta = step(system, q, qf, zero, jnp.asarray(0.0, dtype=q.dtype), mask, params, forcing, t)
     rn = r0 = float(rn_arr)
     for _ in range(max_iter):
         if not np.isfinite(rn):
@@ -134,14 +155,14 @@ def static_equilibrium(system: System, q0=None, *, free=None, tol: float = 1e-10
             return (q, _rest_states(system, q, qf)) if return_states else q
         lam, descent = 1.0, False
         for _ in range(20):  # backtracking: the first trial point whose residual is smaller
-            out = step(system, q, qf, delta, jnp.asarray(lam, dtype=q.dtype), mask, params)
+            out = step(system, q, qf, delta, jnp.asarray(lam, dtype=q.dtype), mask, params, forcing, t)
             if float(out[2]) < rn:
                 descent = True
                 break
             lam *= 0.5
         if not descent and step is _newton_step:  # the differences' step does not descend: exact derivatives
             step = _newton_step_exact
-            q, qf, rn_arr, delta = step(system, q, qf, zero, jnp.asarray(0.0, dtype=q.dtype), mask, params)
+            q, qf, rn_arr, delta = step(system, q, qf, zero, jnp.asarray(0.0, dtype=q.dtype), mask, params, forcing, t)
             rn = float(rn_arr)
             continue
         q, qf, rn_arr, delta = out

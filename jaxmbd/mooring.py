@@ -62,14 +62,15 @@ def restoring_curve(system: System, body: str, q0, offsets, direction=(1.0, 0.0)
 
 
 @system_jit
-def _curve(system: System, qs, i: int):
-    """One compiled program per system structure and number of offsets (the configurations are an argument)."""
+def _curve(system: System, qs, i: int, forcing=None, t=0.0):
+    """One compiled program per system structure and number of offsets (the configurations are an argument);
+    ``forcing`` and ``t``: the sea the system rests in (default calm water)."""
     nv = system.model.nv
 
     def at(q):
         v = jnp.zeros(nv, q.dtype)
         z = system.initial_states(q, v)
-        f_ext, _, _, ctx = system.loads(0.0, q, v, z)
+        f_ext, _, _, ctx = system.loads(t, q, v, z, forcing)
         R = ctx.R[i]
         force, moment = R @ f_ext[i, :3], R @ f_ext[i, 3:]
         return force, moment[2], system.outputs(0.0, (q, v, z))
@@ -101,6 +102,7 @@ def static_offset(system: System, body: str, q0, *, tol: float = 1e-6, max_iter:
     others' static equilibrium at each), its Jacobian by differences: solving all of them at once, the
     merit was the stiff cargo's acceleration and the line search stalled far from the offset.  ``tol``:
     the largest force over the body's mass (m/s²) and yaw moment over its yaw inertia (rad/s²) left."""
+    from .equilibrium import steady_sea
     from .simulation import static_equilibrium
 
     i = _free_body(system, body)
@@ -111,16 +113,18 @@ def static_offset(system: System, body: str, q0, *, tol: float = 1e-6, max_iter:
         free = np.zeros(model.nv, bool)
         v0 = model.v_start[i]
         free[[v0, v0 + 1, v0 + 5]] = True  # the Free joint's velocity: linear then angular, body axes
-        q = static_equilibrium(system, q0, free=free, tol=tol, max_iter=max_iter)
+        q = static_equilibrium(system, q0, free=free, tol=tol, max_iter=max_iter, current=True)
     else:
         scale = np.array([1.0 / float(model.inertia[i, 0, 0])] * 2 + [1.0 / float(model.inertia[i, 5, 5])])  # 1/m, 1/I_zz
+        forcing, t = steady_sea(system)
+        steady = (forcing, jnp.asarray(t, dtype=model.inertia.dtype))
 
         last = {"x": np.zeros(3), "q": np.asarray(q0, float)}
 
         def settled(x):  # from the last settled configuration, moved to x
-            q = np.asarray(static_equilibrium(system, _posed(model, last["q"], i, x - last["x"]), free=others))
+            q = np.asarray(static_equilibrium(system, _posed(model, last["q"], i, x - last["x"]), free=others, current=True))
             last.update(x=x, q=q)
-            force, yaw, _ = _curve(system, jnp.asarray(q[None], dtype=model.inertia.dtype), i)
+            force, yaw, _ = _curve(system, jnp.asarray(q[None], dtype=model.inertia.dtype), i, *steady)
             return q, np.array([float(force[0, 0]), float(force[0, 1]), float(yaw[0])]) * scale
 
         x = np.zeros(3)
