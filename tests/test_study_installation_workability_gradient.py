@@ -20,7 +20,7 @@ from jaxmbd.optim.workability import LimitingHsModel  # noqa: E402
 from jaxmbd.run import settings_of  # noqa: E402
 from studies.subsea_installation.operability import smoke  # noqa: E402
 
-pytestmark = pytest.mark.slow  # about 7 minutes: root searches to 1e-9 m of runs of the six phases, and a gradient's compile
+pytestmark = pytest.mark.slow  # about 8 minutes: root searches to 1e-9 m of runs of the six phases, and a gradient's compile
 TIGHT = Search(hs_start=1.0, hs_max=6.0, tolerance=1e-9, max_evaluations=80)  # roots to 1e-9 m: differences of 1e-4 read 1e-5
 
 
@@ -47,19 +47,37 @@ def test_the_models_margins_are_the_operability_commands(installation):
             assert value == pytest.approx(job[name], rel=1e-9, abs=1e-12), name
 
 
+def _central(f, x, h):
+    """(f(x + h) - f(x - h)) / 2h, and the same at h / 2: two estimates that agree where f is smooth over the
+    stencil and differ where it straddles one of the margin's small jumps (below)."""
+    return (f(x + h) - f(x - h)) / (2 * h), (f(x + h / 2) - f(x - h / 2)) / h
+
+
 @pytest.mark.parametrize("phase", ["splash zone", "landing"])
 def test_the_limit_gradient_against_central_differences(installation, phase):
-    """Tp 11 s: dHs*/dEA of the splash zone and of the landing (the hook load governs both) against the central
-    difference of two searches at EA (1 +- 1e-4) (1e-4 relative; measured 7e-7 and 2e-6).  One compiled
-    program serves both phases' margins and gradients."""
+    """Tp 11 s: dHs*/dEA of the splash zone and of the landing (the hook load governs both) against central
+    differences, 1e-4 relative.  The margin is piecewise smooth in Hs and EA with jumps of about 1e-6 of it (5e-7
+    measured at the splash zone's limit, 2.6e-5 m below it: fixed RK4 steps and the phases' ends located between
+    them), so the limit moves by about 1e-5 m at each: differences of the whole root search over a stencil of a
+    few 1e-4 m may straddle one (the splash zone's at EA +- 1e-4 did: 9 %, and +- 1e-3: 0.9 %).  So the
+    implicit-function theorem is checked on its parts, -(dm/dEA)/(dm/dHs) with each partial a central difference
+    of the margin at the root over 1e-5 of EA and 2e-5 m of Hs (the margin's round-off, about 1e-10 from the
+    phases' event times found to 1e-10, is 4e-5 of them; checked to lie between jumps: the same at half the step,
+    2e-4), and the root search's own difference at EA +- 1e-3 within 2 % (the splash zone's: 0.9 %)."""
     m = LimitingHsModel(installation, phase, 11.0, 180.0, ("hoist.EA",))
     found = m.limiting_hs()
     assert found.status == "root" and f"hook load <= 1.3 x weight ({phase})" == found.governing
     grad = m.gradient(found)["hoist.EA"]
     x0 = m.initial["hoist.EA"]
-    h = 1e-4 * x0
+    margin = lambda hs, ea: m.margins(hs, {"hoist.EA": ea})[found.governing]  # noqa: E731
+    d_ea = _central(lambda ea: margin(found.hs, ea), x0, 1e-5 * x0)
+    d_hs = _central(lambda hs: margin(hs, x0), found.hs, 2e-5)
+    for a, b in (d_ea, d_hs):
+        assert a == pytest.approx(b, rel=2e-4), "the stencil straddles a jump of the margin"
+    assert grad > 0 and grad == pytest.approx(-d_ea[0] / d_hs[0], rel=1e-4)
+    h = 1e-3 * x0
     fd = (m.limiting_hs({"hoist.EA": x0 + h}).hs - m.limiting_hs({"hoist.EA": x0 - h}).hs) / (2 * h)
-    assert grad > 0 and grad == pytest.approx(fd, rel=1e-4)
+    assert grad == pytest.approx(fd, rel=2e-2)
 
 
 def test_a_limit_where_the_margin_jumps_is_refused(installation):
