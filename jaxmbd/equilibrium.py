@@ -126,8 +126,11 @@ def static_equilibrium(system: System, q0=None, *, free=None, tol: float = 1e-10
     The Jacobian is by central differences (one compiled program of the residual), or by forward mode
     with ``exact`` (default: where an element is not smooth at rest; see :func:`_newton_at`).
 
-    ``current``: the system rests in its sea's current (:func:`steady_sea`: a mooring's static offset);
-    by default in calm water, as a run starts (the current fades in with the waves).
+    ``current``: the system rests in its sea's current, in full (:func:`steady_sea`: a mooring's static
+    offset); by default without it, as a run starts (where the current then acts from the first step on the
+    elements that feel it without a fade-in: a hull current load, ropes, lumped lines and beams in it).  The
+    elements' internal states stay at their initial values: a lumped line rests in its still-water shape,
+    and its drag enters only through its fairlead's segment.
 
     Returns q, or ``(q, z0)`` with ``return_states=True``: the internal states
     at rest (the bent shape of each flexible body), to pass to

@@ -40,8 +40,8 @@ def restoring_curve(system: System, body: str, q0, offsets, direction=(1.0, 0.0)
     """The world force (n, 3) N and yaw moment (n,) N m on ``body`` (every element's load on it) with the
     body moved from ``q0`` by each horizontal offset (m) along ``direction`` (x, y), at rest; and each
     element's outputs there (a dict of (n, …) arrays).  At each offset the other bodies settle (their
-    static equilibrium with the body held there: a cargo hangs under its crane tip again), so the curve
-    is the one :func:`static_offset` balances; the body's own heave, roll and pitch stay at ``q0``'s."""
+    static equilibrium with the body held there: a cargo hangs under its crane tip again), in calm water
+    (:func:`static_offset` adds the sea's current); the body's own heave, roll and pitch stay at ``q0``'s."""
     from .simulation import static_equilibrium
 
     i = _free_body(system, body)
@@ -94,9 +94,10 @@ def _posed(model, q0, i, x):
 
 def static_offset(system: System, body: str, q0, *, tol: float = 1e-6, max_iter: int = 50):
     """The body's equilibrium in surge, sway and yaw under everything in ``system``, a steady load included
-    (``steady_force``), with the other bodies settling with it (a hanging cargo follows its crane tip) and
-    the body's heave, roll and pitch held at ``q0``'s, as :func:`restoring_curve` holds them: the
-    configuration q and the body's offset (x, y, yaw) from ``q0``.
+    (``steady_force``) and the sea's current in full (past every element's fade-in; a lumped line in its
+    still-water shape, its drag only through its fairlead's segment), with the other bodies settling with it
+    (a hanging cargo follows its crane tip) and the body's heave, roll and pitch held at ``q0``'s, as
+    :func:`restoring_curve` holds them: the configuration q and the body's offset (x, y, yaw) from ``q0``.
 
     With other bodies, Newton's method on the body's (x, y, yaw) over its settled configurations (the
     others' static equilibrium at each), its Jacobian by differences: solving all of them at once, the

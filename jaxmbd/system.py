@@ -311,6 +311,18 @@ def _magnitude(vector) -> float | None:
         return None
 
 
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame, from the caller's caller up, outside jaxmbd, equinox and generated code
+    (a dataclass's ``__init__``): where a warning about a system is about the user's line."""
+    import os
+    import sys
+
+    here, frame, level = os.path.dirname(os.path.abspath(__file__)), sys._getframe(2), 2
+    while frame is not None and (frame.f_code.co_filename.startswith((here, "<")) or f"{os.sep}equinox{os.sep}" in frame.f_code.co_filename):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 class System(eqx.Module):
     """A model with its force elements and an optional wave field description.
 
@@ -342,7 +354,7 @@ class System(eqx.Module):
             import warnings
 
             warnings.warn(f"{self.name}: the current does not act on the quasi-static lines {', '.join(still)} (they hang in still "
-                          "water); a lumped_line takes the current's drag", stacklevel=2)
+                          "water); a lumped_line takes the current's drag", stacklevel=_caller_level())
         if gusts and self.waves is None:
             from .errors import InputError
 

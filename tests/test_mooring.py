@@ -175,8 +175,9 @@ def test_the_restoring_curve_compiles_once_per_system_structure():
 
 
 def test_a_moored_hull_in_a_current_rests_where_the_spread_holds_the_current_load():
-    """The spread's hull with a hull current load (the coefficients of tests/test_current_load.py) in a 1.5 m/s
-    current 60° off its bow: the static offset holds the current's steady load (the spread's pull at the offset
+    """The spread's hull with a hull current load (the coefficients of tests/test_current_load.py) and a
+    submerged Morison object whose drag fades in over 30 s, in a 1.5 m/s current 60° off its bow: the static
+    offset holds the current's steady load on both (the spread's pull at the offset
     equals minus the element's load there, its angle of attack taken at the turned hull: 1e-6 of the load; the
     offset nil without the current's load, which is how it was missed); a run of the moored hull, damped, from
     rest in the same current settles there (its last 200 s within 1 % of the offset's size in x and y, 1 % of
@@ -198,19 +199,27 @@ def test_a_moored_hull_in_a_current_rests_where_the_spread_holds_the_current_loa
     damper = LinearMooring(name="damper", body="hull", point=jnp.zeros(3), reference=jnp.zeros(3),
                            stiffness=jnp.diag(jnp.asarray([0.0, 0.0, 4e8, 4e10, 4e10, 0.0])),
                            damping=jnp.diag(jnp.asarray([3e5, 3e5, 4e7, 4e9, 4e9, 3e8])))
-    base, q0 = _spread((load, damper))
+    from jaxmbd.forces.morison import MorisonObject
+
+    # a submerged object on the hull whose drag in the current fades in over 30 s: the offset takes it in full.  No
+    # added mass: the offset holds roll and pitch where they are, and with an added mass 6 m down coupling sway to
+    # the roll the object's drag would turn, the free directions' accelerations are not their forces (static_offset)
+    pod = MorisonObject(name="pod", body="hull", volume=jnp.asarray(10.0), area=jnp.asarray(20.0), height=jnp.asarray(2.0),
+                        Cd=jnp.asarray(1.0), Ca=jnp.asarray(0.0), point=jnp.asarray([0.0, 0.0, -6.0]), ramp_time=jnp.asarray(30.0))
+    base, q0 = _spread((load, damper, pod))
     sea = SeaState(current=Current(1.5, math.radians(60.0)))
     with pytest.warns(UserWarning, match="the current does not act on the quasi-static lines spread"):
         system = System(base.model, base.forces, waves=sea, name="in_current")
     q, offset = static_offset(system, "hull", q0)
     assert np.hypot(offset[0], offset[1]) > 1.0  # the current moves it
-    out = system.outputs(0.0, (q, jnp.zeros(6), jnp.zeros(0)), system.inputs(sea.realise(None)))
+    out = system.outputs(100.0, (q, jnp.zeros(6), jnp.zeros(0)), system.inputs(sea.realise(None)))
     spread_only, _ = _spread()
     f_ext, _, _, _ = spread_only.loads(0.0, q, jnp.zeros(6), jnp.zeros(0))
     R = np.asarray(mbd.spatial.quat_to_matrix(q[3:7]))
     pull = R @ np.asarray(f_ext[0, :3])
     pull_yaw = (R @ np.asarray(f_ext[0, 3:]))[2]
-    current = np.asarray(out["current/force"])
+    current = np.asarray(out["current/force"]) + np.asarray(out["pod/force"])
+    assert np.linalg.norm(np.asarray(out["pod/force"])[:2]) > 0.05 * np.linalg.norm(current[:2])  # it counts
     np.testing.assert_allclose(pull[:2], -current[:2], rtol=0, atol=1e-6 * np.linalg.norm(current))
     assert abs(pull_yaw + float(out["current/moment"])) < 1e-6 * np.linalg.norm(current) * L
     res = simulate(system, 1200.0, save_dt=1.0, integrator=Integrator("rk4", dt=0.05), q0=q0, key=jax.random.key(0))

@@ -273,7 +273,7 @@ def capytaine_drift(mesh, *, omegas, wave_directions, rho: float = 1025.0, g: fl
     import capytaine as cpt
     import xarray as xr
 
-    from .control_surface import reference_point
+    from .control_surface import reference_point, symmetric_radiation
     from .drift import DriftTable
 
     omegas = np.asarray(omegas, dtype=float).reshape(-1)
@@ -325,7 +325,7 @@ def capytaine_drift(mesh, *, omegas, wave_directions, rho: float = 1025.0, g: fl
     else:
         kw = {k: body.add_dofs_labels_to_matrix(np.asarray(v)) for k, v in (("stiffness", stiffness_ext), ("dissipation", damping_ext))
               if v is not None}
-        X = cpt.post_pro.rao(ds, **kw).transpose("omega", "wave_direction", "radiating_dof")
+        X = cpt.post_pro.rao(symmetric_radiation(ds), **kw).transpose("omega", "wave_direction", "radiating_dof")
     drift = cpt.post_pro.far_field_mean_drift_force(X, ds)
     values = np.stack([np.real(np.diagonal(drift[v].values, axis1=1, axis2=2))
                        for v in ("drift_force_surge", "drift_force_sway", "drift_force_yaw")], axis=-1)

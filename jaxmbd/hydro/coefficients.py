@@ -293,7 +293,8 @@ def symmetric_part(x):
     reciprocity of the radiation potentials, without forward speed); a BEM's are so only to its panels'
     error (a few percent in the couplings of a coarse mesh), and the time- and frequency-domain models
     both take their symmetric part, so that they agree (the time domain's A(∞) must be symmetric)."""
-    return 0.5 * (x + jnp.swapaxes(x, -1, -2))
+    swap = np.swapaxes if isinstance(x, np.ndarray) else jnp.swapaxes  # NumPy in, NumPy out (host-side fits)
+    return 0.5 * (x + swap(x, -1, -2))
 
 
 def _bracket(grid, x):

@@ -31,6 +31,16 @@ _GAUSS = 24  # Gauss-Legendre points per depth interval
 _CHUNK = 1500  # field points per Capytaine influence matrix (3 x points x panels complex numbers)
 
 
+def symmetric_radiation(ds):
+    """A Capytaine dataset with the symmetric part of its added mass and radiation damping, as jaxmbd's own
+    solutions take them (:func:`~jaxmbd.hydro.coefficients.symmetric_part`), for the RAOs the drift rides on."""
+    out = ds.copy()
+    for name in ("added_mass", "radiation_damping"):
+        a = ds[name]
+        out[name] = 0.5 * (a + a.rename(radiating_dof="influenced_dof", influenced_dof="radiating_dof").transpose(*a.dims))
+    return out
+
+
 def reference_point(part):
     """(x, y) of a body's rotation centre, or of its centre of mass where its DOFs name none (the yaw's reference)."""
     rc = np.asarray(part.rotation_center, float) if isinstance(part.rotation_center, np.ndarray) else np.full(3, np.nan)
@@ -153,7 +163,7 @@ def control_surface_drift(body, parts, omegas, directions, rho, g, water_depth, 
         ds = cpt.assemble_dataset([r for row in rad_r + dif_r for r in row], hydrostatics=True)
         kw = {k: body.add_dofs_labels_to_matrix(np.asarray(v)) for k, v in (("stiffness", stiffness_ext), ("dissipation", damping_ext))
               if v is not None}
-        x = cpt.post_pro.rao(ds, **kw).transpose("omega", "wave_direction", "radiating_dof")
+        x = cpt.post_pro.rao(symmetric_radiation(ds), **kw).transpose("omega", "wave_direction", "radiating_dof")
         motion = x.sel(omega=list(omegas), wave_direction=list(directions), radiating_dof=dofs).values
     out = np.zeros((len(parts), len(omegas), len(directions), 3))
     for i in range(len(omegas)):

@@ -366,7 +366,7 @@ def fit_radiation(
     measures B(ω) reproduced from the state space over the BEM frequencies.
     """
     omega = np.asarray(hydro.omega, float)
-    Bw = np.asarray(symmetric_part(jnp.asarray(hydro.radiation_damping)), float)  # K_ij = K_ji: one fit serves both
+    Bw = symmetric_part(np.asarray(hydro.radiation_damping, float))  # K_ij = K_ji: one fit serves both
     n = Bw.shape[-1]
     dofs = list(range(n)) if dofs is None else [int(d) for d in dofs]
     if dt is None:
@@ -389,7 +389,7 @@ def fit_radiation(
     order, k_err, b_err, dropped = {}, {}, {}, []
     own = np.sqrt(np.maximum(np.abs(np.diagonal(Bw, axis1=1, axis2=2)).max(axis=0), 1e-300))
     table = float(_scaled_min_eigenvalues(Bw, own).min())
-    fitted = {}
+    fitted, fitted_at = {}, {}  # by the unordered pair (K is symmetric: one fit serves (i, j) and (j, i))
     # Pair by pair, each coupling within `coupling` √(B_ii B_jj): the most a positive semi-definite 2x2
     # block allows (1.0) and a tenth more for fitting error.  Many couplings near their bounds at once can
     # still make the whole matrix indefinite: then the couplings are fitted again, tighter.
@@ -402,12 +402,13 @@ def fit_radiation(
                     if (i, j) not in dropped:
                         dropped.append((i, j))
                     continue
-                if (i, j) not in fitted or i != j:
+                key = (min(i, j), max(i, j))
+                if key not in fitted or (i != j and fitted_at[key] != coupling):  # couplings again in each round
                     k = K[:, i, j]
                     bound = None if i == j else (coupling / 1.1) * np.sqrt(np.maximum(diag_on_grid[:, i] * diag_on_grid[:, j], 0.0))
                     A, b, c, r, err = _fit_pair(k, t, dt, tol, max_order, passive_on=(grid, bound))
-                    fitted[(i, j)] = (*_real_modal(A, b, c), r)
-                A, b, c, r = fitted[(i, j)]
+                    fitted[key], fitted_at[key] = (*_real_modal(A, b, c), r), coupling
+                A, b, c, r = fitted[key]
                 order[(i, j)] = r
                 blocks_A.append(A)
                 pairs.append((i, j, A, b, c))
@@ -600,4 +601,4 @@ def consistent_added_mass_inf(hydro, radiation: RadiationStateSpace):
     """
     w = np.asarray(hydro.omega, float)
     H = radiation.frequency_response(w)
-    return np.mean(np.asarray(symmetric_part(jnp.asarray(hydro.added_mass)), float) - H.imag / w[:, None, None], axis=0)
+    return np.mean(symmetric_part(np.asarray(hydro.added_mass, float)) - H.imag / w[:, None, None], axis=0)
