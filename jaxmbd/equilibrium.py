@@ -9,6 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ._xla import system_jit
+from .dynamics.coupled import mass_matrix_equations
 from .errors import SimulationError
 from .system import Inputs, System, driven_dofs
 
@@ -29,23 +30,37 @@ def _rest_states(system, q, qf):
     return z
 
 
-def rest_accelerations(system: System, q, qf=None, mask=None, params=None, forcing=None, t=0.0):
+def rest_accelerations(system: System, q, qf=None, mask=None, params=None, forcing=None, t=0.0, held: bool = False):
     """The residual of static equilibrium: [v̇ (times ``mask``, (nv,)); q̈_f] of ``system`` at rest at
     ``q`` (v = 0, the elements' states at their initial values, the flexible bodies' elastic
     coordinates at ``qf`` with q̇_f = 0).  Both equilibrium solvers drive it to zero: the robust
     :func:`static_equilibrium` (least squares, line search) and the differentiable
     :func:`jaxmbd.optim.rollout.equilibrate` (a fixed number of Newton steps).  ``forcing`` (an
-    :class:`~jaxmbd.system.Inputs`, default calm water) and ``t``: the sea the system rests in, at time ``t``."""
+    :class:`~jaxmbd.system.Inputs`, default calm water) and ``t``: the sea the system rests in, at time ``t``.
+
+    ``held`` (static): the directions ``mask`` leaves out are held where they are, not let go: the free ones'
+    accelerations with the held ones' zero (M_ff v̇_f = b_f), so that they vanish where the free directions'
+    forces do, whatever the mass matrix couples (a hull held in roll whose added mass couples roll and sway; a
+    cargo hanging from a hull held away from its balance hangs plumb).  Without ``held``, every direction's
+    acceleration of the unconstrained system, as at a run's start.  Trees without loops, flexible bodies or
+    prescribed motions only (for those the unconstrained accelerations are taken)."""
     qf = jnp.zeros(sum(k for _, k in _flex_parts(system)), dtype=q.dtype) if qf is None else qf
     mask = 1.0 if mask is None else mask
     v = jnp.zeros(system.model.nv, dtype=q.dtype)
     z = _rest_states(system, q, qf)
-    _, vdot, zdot = system.rhs(t, (q, v, z), Inputs(params=params) if forcing is None else forcing)
+    inputs = Inputs(params=params) if forcing is None else forcing
+    if held and not (system.loops or system.drivers or _flex_parts(system)):
+        f_ext, tau, _, ctx = system.loads(t, system.model.normalise(q), v, z, inputs)
+        M, b = mass_matrix_equations(system.model, ctx, tau, f_ext, system.extra_inertia(ctx), system.coupled_inertia(ctx))
+        m = jnp.broadcast_to(jnp.asarray(mask, dtype=q.dtype), (system.model.nv,))
+        vdot = jnp.linalg.solve(M * m[:, None] * m[None, :] + jnp.diag(1.0 - m), b * m)
+        return vdot * m
+    _, vdot, zdot = system.rhs(t, (q, v, z), inputs)
     return jnp.concatenate([vdot * mask] + [zdot[start + k : start + 2 * k] for start, k in _flex_parts(system)])
 
 
-def _residual(system, q, qf, mask, params, forcing, t):
-    return rest_accelerations(system, q, qf, mask, params, forcing, t)
+def _residual(system, q, qf, mask, params, forcing, t, held):
+    return rest_accelerations(system, q, qf, mask, params, forcing, t, held)
 
 
 EQUILIBRIUM_FD_STEP = 1e-6
@@ -53,7 +68,7 @@ EQUILIBRIUM_FD_STEP = 1e-6
 differences."""
 
 
-def _newton_at(system, q, qf, delta, lam, mask, params, exact, forcing=None, t=0.0):
+def _newton_at(system, q, qf, delta, lam, mask, params, exact, forcing=None, t=0.0, held=False):
     """At the trial point (q ⊕ λ δ, q_f + λ δ_f): the point, the largest residual there and the Newton step
     from there (least squares).  One program serves the first step (λ = 0), the line search and the next
     step, so a system's equilibrium compiles one program, not a step's and a trial's.
@@ -72,7 +87,7 @@ def _newton_at(system, q, qf, delta, lam, mask, params, exact, forcing=None, t=0
     q, qf = model.integrate(q, delta[:nv], lam), qf + lam * delta[nv:]
 
     def r_of(d):
-        return _residual(system, model.integrate(q, d[:nv] * mask), qf + d[nv:], mask, params, forcing, t)
+        return _residual(system, model.integrate(q, d[:nv] * mask), qf + d[nv:], mask, params, forcing, t, held)
 
     n = nv + qf.shape[0]
     if exact:
@@ -91,10 +106,10 @@ def _newton_at(system, q, qf, delta, lam, mask, params, exact, forcing=None, t=0
     return q, qf, jnp.max(jnp.abs(r)), jnp.concatenate([step[:nv] * mask, step[nv:]])
 
 
-_newton_step = system_jit(lambda system, q, qf, delta, lam, mask, params, forcing, t:
-                          _newton_at(system, q, qf, delta, lam, mask, params, False, forcing, t))
-_newton_step_exact = system_jit(lambda system, q, qf, delta, lam, mask, params, forcing, t:
-                                _newton_at(system, q, qf, delta, lam, mask, params, True, forcing, t))
+_newton_step = system_jit(lambda system, q, qf, delta, lam, mask, params, forcing, t, held:
+                          _newton_at(system, q, qf, delta, lam, mask, params, False, forcing, t, held))
+_newton_step_exact = system_jit(lambda system, q, qf, delta, lam, mask, params, forcing, t, held:
+                                _newton_at(system, q, qf, delta, lam, mask, params, True, forcing, t, held))
 
 
 def steady_sea(system: System, params=None):
@@ -147,9 +162,10 @@ def static_equilibrium(system: System, q0=None, *, free=None, tol: float = 1e-10
     if exact is None:
         exact = not all(f.smooth_at_rest for f in system.forces)
     forcing, t = steady_sea(system, params) if current else (None, 0.0)
+    held = free is not None and not bool(np.all(np.asarray(free)))  # the directions left out are held, not let go
     t = jnp.asarray(t, dtype=q.dtype)
     step = _newton_step_exact if exact else _newton_step
-    q, qf, rn_arr, delta = step(system, q, qf, zero, jnp.asarray(0.0, dtype=q.dtype), mask, params, forcing, t)
+    q, qf, rn_arr, delta = step(system, q, qf, zero, jnp.asarray(0.0, dtype=q.dtype), mask, params, forcing, t, held)
     rn = r0 = float(rn_arr)
     for _ in range(max_iter):
         if not np.isfinite(rn):
@@ -158,14 +174,14 @@ def static_equilibrium(system: System, q0=None, *, free=None, tol: float = 1e-10
             return (q, _rest_states(system, q, qf)) if return_states else q
         lam, descent = 1.0, False
         for _ in range(20):  # backtracking: the first trial point whose residual is smaller
-            out = step(system, q, qf, delta, jnp.asarray(lam, dtype=q.dtype), mask, params, forcing, t)
+            out = step(system, q, qf, delta, jnp.asarray(lam, dtype=q.dtype), mask, params, forcing, t, held)
             if float(out[2]) < rn:
                 descent = True
                 break
             lam *= 0.5
         if not descent and step is _newton_step:  # the differences' step does not descend: exact derivatives
             step = _newton_step_exact
-            q, qf, rn_arr, delta = step(system, q, qf, zero, jnp.asarray(0.0, dtype=q.dtype), mask, params, forcing, t)
+            q, qf, rn_arr, delta = step(system, q, qf, zero, jnp.asarray(0.0, dtype=q.dtype), mask, params, forcing, t, held)
             rn = float(rn_arr)
             continue
         q, qf, rn_arr, delta = out

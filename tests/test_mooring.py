@@ -105,6 +105,7 @@ def test_the_static_offset_with_a_hanging_cargo_agrees_with_the_restoring_curve(
     assert offset[0] == pytest.approx(alone[0], rel=0.01)
 
 
+
 def test_an_offset_of_a_body_not_free_is_refused():
     b = ModelBuilder()
     b.add_body("pile", body=Body(1.0, (0.0, 0.0, 0.0), np.eye(3)), joint=mbd.Fixed())
@@ -201,11 +202,11 @@ def test_a_moored_hull_in_a_current_rests_where_the_spread_holds_the_current_loa
                            damping=jnp.diag(jnp.asarray([3e5, 3e5, 4e7, 4e9, 4e9, 3e8])))
     from jaxmbd.forces.morison import MorisonObject
 
-    # a submerged object on the hull whose drag in the current fades in over 30 s: the offset takes it in full.  No
-    # added mass: the offset holds roll and pitch where they are, and with an added mass 6 m down coupling sway to
-    # the roll the object's drag would turn, the free directions' accelerations are not their forces (static_offset)
+    # a submerged object on the hull whose drag in the current fades in over 30 s: the offset takes it in full; its
+    # added mass 6 m down couples sway to the roll its drag would turn, which the offset holds (the free directions'
+    # forces balance, not their accelerations with the roll let go: 0.6 % of the load apart here)
     pod = MorisonObject(name="pod", body="hull", volume=jnp.asarray(10.0), area=jnp.asarray(20.0), height=jnp.asarray(2.0),
-                        Cd=jnp.asarray(1.0), Ca=jnp.asarray(0.0), point=jnp.asarray([0.0, 0.0, -6.0]), ramp_time=jnp.asarray(30.0))
+                        Cd=jnp.asarray(1.0), Ca=jnp.asarray(1.0), point=jnp.asarray([0.0, 0.0, -6.0]), ramp_time=jnp.asarray(30.0))
     base, q0 = _spread((load, damper, pod))
     sea = SeaState(current=Current(1.5, math.radians(60.0)))
     with pytest.warns(UserWarning, match="the current does not act on the quasi-static lines spread"):
@@ -228,3 +229,26 @@ def test_a_moored_hull_in_a_current_rests_where_the_spread_holds_the_current_loa
     yaw_late = np.asarray(jax.vmap(lambda x: mbd.spatial.matrix_to_rpy(mbd.spatial.quat_to_matrix(x)))(jnp.asarray(late[:, 3:7])))[:, 2]
     np.testing.assert_allclose(late[:, :2].mean(axis=0), offset[:2], rtol=0, atol=0.01 * np.hypot(offset[0], offset[1]))
     assert abs(yaw_late.mean() - offset[2]) < 0.01 * abs(offset[2])
+
+
+def test_a_pendulum_on_the_held_hull_hangs_plumb_along_the_restoring_curve():
+    """A 20 t pendulum hinged on the hull (a child joint: the tree's mass matrix couples it to the hull's surge)
+    at 30 m of offset, where the spread pulls the held hull back by some hundreds of kN: the hull is held, so the
+    pendulum settles plumb (its angle 1e-9 rad).  Letting the held directions go instead (each direction's
+    acceleration of the unconstrained system) swung it out to where its own acceleration vanished with the
+    hull's let go: 1.02 rad."""
+    b = ModelBuilder()
+    b.add_body("hull", body=Body(1e6, (0.0, 0.0, 0.0), np.eye(3) * 1e8), joint=mbd.Free())
+    b.add_body("load", body=Body(2.0e4, (0.0, 0.0, -10.0), np.eye(3) * 1e3), joint=mbd.Revolute((0, 1, 0)), parent="hull",
+               placement=mbd.Placement(p=(0.0, 0.0, 20.0)))
+    spread, _ = _spread()
+    system = System(b.build(), (spread.forces[0],))
+    force, _, _ = restoring_curve(system, "hull", jnp.asarray([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0]), [30.0])
+    assert abs(force[0, 0]) > 1e5
+    from jaxmbd.simulation import static_equilibrium
+
+    q30 = jnp.asarray([30.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0])
+    free = np.zeros(7, bool)
+    free[6] = True
+    settled = np.asarray(static_equilibrium(system, q30, free=free))
+    assert abs(settled[7]) < 1e-9

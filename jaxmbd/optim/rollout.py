@@ -87,9 +87,10 @@ def equilibrate(system, q_guess, *, free=None, n_newton: int = 3, params=None):
     """
     model = system.model
     mask = jnp.ones(model.nv) if free is None else jnp.asarray(free, dtype=float)
+    held = free is not None and not bool(np.all(np.asarray(free)))  # as static_equilibrium: the others held
 
     def residual(q):  # the joints' part: elastic coordinates stay at their initial values here
-        return rest_accelerations(system, q, mask=mask, params=params)[: model.nv]
+        return rest_accelerations(system, q, mask=mask, params=params, held=held)[: model.nv]
 
     def step(_, q):
         r = residual(q)
