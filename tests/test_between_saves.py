@@ -135,7 +135,9 @@ def test_an_operation_in_phases_takes_its_tensions_at_every_step(tmp_path, monke
         got = r.between[name]["snap"]
         assert np.nanmax(got, initial=-1.0) == pytest.approx(max(snaps, default=-1.0), rel=1e-9)
         assert np.isfinite(got).sum() <= len(snaps)
-        assert r.largest(name) == np.max(r.between[name]["max"]) >= np.max(x)  # the run table's maximum
+        # the run table's maximum; the steps' at least the saves' (the step's value in the scan and the save's in the
+        # outputs program agree to round-off: 1e-12)
+        assert r.largest(name) == np.max(r.between[name]["max"]) >= np.max(x) * (1 - 1e-12)
     # saved every 0.7 s the samples alone miss what the steps saw
     coarse = np.asarray(res[0.7].outputs[name])
     assert np.nanmax(coarse) < 0.9 * np.max(per_phase(fine, "max", np.max))
