@@ -125,6 +125,12 @@ def steady_sea(system: System, params=None):
     return system.inputs(SeaState(current=current).realise(None), params), t + 1.0
 
 
+def holds(free) -> bool:
+    """Whether ``free`` (nv,) leaves directions out: they are then held where they are, not let go
+    (:func:`rest_accelerations`' ``held``)."""
+    return free is not None and not bool(np.all(np.asarray(free)))
+
+
 def static_equilibrium(system: System, q0=None, *, free=None, tol: float = 1e-10, max_iter: int = 50, params=None,
                        return_states: bool = False, exact: bool | None = None, current: bool = False):
     """Configuration where the system rests (v = 0): ropes carry the weight, springs and hydrostatics balance it.
@@ -162,7 +168,7 @@ def static_equilibrium(system: System, q0=None, *, free=None, tol: float = 1e-10
     if exact is None:
         exact = not all(f.smooth_at_rest for f in system.forces)
     forcing, t = steady_sea(system, params) if current else (None, 0.0)
-    held = free is not None and not bool(np.all(np.asarray(free)))  # the directions left out are held, not let go
+    held = holds(free)
     t = jnp.asarray(t, dtype=q.dtype)
     step = _newton_step_exact if exact else _newton_step
     q, qf, rn_arr, delta = step(system, q, qf, zero, jnp.asarray(0.0, dtype=q.dtype), mask, params, forcing, t, held)

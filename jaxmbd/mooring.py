@@ -73,7 +73,7 @@ def _curve(system: System, qs, i: int, forcing=None, t=0.0):
         f_ext, _, _, ctx = system.loads(t, q, v, z, forcing)
         R = ctx.R[i]
         force, moment = R @ f_ext[i, :3], R @ f_ext[i, 3:]
-        return force, moment[2], system.outputs(0.0, (q, v, z))
+        return force, moment[2], system.outputs(t, (q, v, z), forcing)
 
     return jax.vmap(at)(qs)
 

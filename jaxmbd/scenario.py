@@ -128,6 +128,11 @@ __all__ = ["Scenario", "Phase", "PhaseEvent", "ScenarioSolution", "ScenarioError
 TRACK_BYTES = 512 * 2**20  # a phase's outputs at every step, kept for the extremes between the saves: at most this
 
 
+def default_save_dt(scenario) -> float:
+    """The saves' step of a scenario run without ``save_dt``: its longest phase over 200 (s)."""
+    return max(p.max_duration for p in scenario.phases) / 200
+
+
 def track_steps(scenario, dt: float) -> int:
     """The buffer, in steps, that an output tracked at every step takes per realisation at the fixed step ``dt``
     (the scenario's longest phase's)."""
@@ -345,7 +350,7 @@ class Scenario(eqx.Module):
 
     def _grid(self, save_dt):
         if save_dt is None:
-            save_dt = max(p.max_duration for p in self.phases) / 200
+            save_dt = default_save_dt(self)
         n = int(math.ceil(max(p.max_duration for p in self.phases) / save_dt)) + 2
         return (float(save_dt), n)
 

@@ -16,6 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..equilibrium import holds
 from ..simulation import Integrator, rest_accelerations, solve, solve_with_extremes
 from ..system import Inputs
 from . import objectives as obj
@@ -87,7 +88,7 @@ def equilibrate(system, q_guess, *, free=None, n_newton: int = 3, params=None):
     """
     model = system.model
     mask = jnp.ones(model.nv) if free is None else jnp.asarray(free, dtype=float)
-    held = free is not None and not bool(np.all(np.asarray(free)))  # as static_equilibrium: the others held
+    held = holds(free)  # as static_equilibrium: the directions left out held
 
     def residual(q):  # the joints' part: elastic coordinates stay at their initial values here
         return rest_accelerations(system, q, mask=mask, params=params, held=held)[: model.nv]

@@ -43,7 +43,7 @@ from ..operability.limiting import Search, below_breaking, limiting_hs
 from ..operability.windows import SMOOTH_WIDTH, smooth_workability
 from ..paths import get_leaf, set_leaf
 from ..run import SCENARIO_BATCH, with_sea_state
-from ..scenario import tracks_every_step
+from ..scenario import default_save_dt, tracks_every_step
 from ..simulation import Integrator
 from .rollout import Problem, time_grid
 
@@ -135,7 +135,7 @@ class LimitingHsModel:
         self._k = names.index(self.phase)
         self._own = [i for i, c in enumerate(op.criteria) if any(c is mine for mine in self.criteria)]
         self._full = scenario  # the command's save grid, when the file gives none, is its whole scenario's
-        self._save_dt = scenario._grid(None)[0]
+        self._save_dt = default_save_dt(scenario)
         kept = scenario.phases[: max(names.index(c.phase) for c in op.criteria) + 1]
         for path in self.paths:
             setters = [p.name for p in kept[: self._k + 1] if any(path.partition("[")[0] == f"{el}.{field}" for el, field in p.leaves)]
