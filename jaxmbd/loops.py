@@ -31,9 +31,10 @@ Pinocchio's and MuJoCo's regularised solves), so rows that the tree already sati
 ball: the out-of-plane row is empty) get no force, and a singular set is reported rather than a NaN.
 
 Why this route: the machines here have tens of coordinates and a few loops, where the mass matrix and
-two small Cholesky factors cost less than they would in a long chain, and the same equations serve the
-hull's coupled added mass (``System._loop_solve``).  A tree without loops keeps the articulated-body
-algorithm (O(n)) untouched.  The four-bar costs 2.3x MuJoCo's ``mj_forward`` (BENCHMARKS.md); an O(n)
+two small symmetric solves cost less than they would in a long chain (written out as eliminations up to 12
+unknowns, which XLA fuses, LAPACK's Cholesky beyond), and the same equations serve the hull's coupled added mass
+(``System._loop_solve``).  A tree without loops keeps the articulated-body algorithm (O(n)) untouched.  The
+four-bar costs 0.79x MuJoCo's ``mj_forward`` (BENCHMARKS.md); an O(n)
 route for long chains (RBDA 8.5: the articulated-body algorithm with one extra solve per row) is not
 built.
 

@@ -478,7 +478,7 @@ class System(eqx.Module):
         Joint accelerations by the articulated-body algorithm, or, when an
         element couples the inertia of different bodies (multi-body added
         mass), by the composite-rigid-body mass matrix with the coupling added
-        through the body Jacobians and a Cholesky solve.
+        through the body Jacobians and a symmetric solve (:func:`~jaxmbd.dynamics.linalg.small_spd_solve`).
         """
         return self.rhs_and_loads(t, y, forcing)[0]
 

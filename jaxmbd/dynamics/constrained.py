@@ -12,6 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..kinematics import Kinematics
+from .linalg import small_spd_inverse, small_spd_solve
 
 
 def loop_terms(loops, model, q, v):
@@ -40,10 +41,8 @@ def loop_terms_from(loops, model, q, v, kin: Kinematics):
 
 def constrained_accelerations(loops, model, q, v, M, b, kin: Kinematics | None = None):
     """(v̇, λ (m,), relative residual, conditioning) of the tree under its loops (the solve
-    :mod:`jaxmbd.loops` describes): Cholesky of M, proximal iterations on S = J_c M⁻¹ J_cᵀ (with the
+    :mod:`jaxmbd.loops` describes): M solved (:func:`~jaxmbd.dynamics.linalg.small_spd_solve`), proximal iterations on S = J_c M⁻¹ J_cᵀ (with the
     inverse of S + μ I formed once: m is a few rows)."""
-    from jax.scipy.linalg import cho_factor, cho_solve
-
     phi, J, jdot_v = loop_terms(loops, model, q, v) if kin is None else loop_terms_from(loops, model, q, v, kin)
     # rows the tree satisfies by itself (a planar linkage's out-of-plane row: J's row is empty) carry no
     # force: their Baumgarte term would otherwise meet a zero pivot and give a multiplier of φ/μ
@@ -51,7 +50,7 @@ def constrained_accelerations(loops, model, q, v, M, b, kin: Kinematics | None =
     live = norms > 1e3 * jnp.finfo(J.dtype).eps * (jnp.max(norms) + jnp.finfo(J.dtype).tiny)
     w = jnp.concatenate([jnp.full(lp.n_rows, 1.0, q.dtype) * lp.baumgarte for lp in loops])
     gamma = jnp.where(live, -jdot_v - 2.0 * w * (J @ v) - w * w * phi, 0.0)
-    X = cho_solve(cho_factor(M), jnp.concatenate([b[:, None], J.T], axis=1))  # M⁻¹ [b, J_cᵀ]: one solve
+    X = small_spd_solve(M, jnp.concatenate([b[:, None], J.T], axis=1))  # M⁻¹ [b, J_cᵀ]: one solve
     Minv_b, Minv_JT = X[:, 0], X[:, 1:]
     S = J @ Minv_JT
     r = jnp.where(live, gamma - J @ Minv_b, 0.0)
@@ -60,9 +59,10 @@ def constrained_accelerations(loops, model, q, v, M, b, kin: Kinematics | None =
     d = jnp.where(live, jnp.sqrt(jnp.where(live, jnp.diagonal(S), 1.0)), 1.0)
     S_scaled = S / d[:, None] / d[None, :]
     mu = 1e4 * jnp.finfo(S.dtype).eps
-    L = jnp.linalg.cholesky(S_scaled + jnp.diag(jnp.where(live, mu, 1.0)))
-    # (S_scaled + μ I)⁻¹ formed once (m is a few rows); D^-½ (S_scaled + μ I)⁻¹ D^-½ = (S + μ D)⁻¹
-    inv = jax.scipy.linalg.cho_solve((L, True), jnp.eye(S.shape[0], dtype=S.dtype)) / d[:, None] / d[None, :]
+    # (S_scaled + μ I)⁻¹ formed once (m is a few rows); D^-½ (S_scaled + μ I)⁻¹ D^-½ = (S + μ D)⁻¹; the
+    # elimination's pivots are the squares of the Cholesky factor's diagonal
+    inv, pivots = small_spd_inverse(S_scaled + jnp.diag(jnp.where(live, mu, 1.0)))
+    inv = inv / d[:, None] / d[None, :]
     lam = jnp.zeros_like(r)
     for _ in range(4):
         lam = lam + inv @ (r - S @ lam)
@@ -91,7 +91,6 @@ def constrained_accelerations(loops, model, q, v, M, b, kin: Kinematics | None =
     share = jnp.where(live, jnp.diagonal(S), 0.0) / jnp.maximum(_kind_scale(loops, jnp.where(live, jnp.diagonal(S), 0.0)),
                                                                 jnp.finfo(S.dtype).tiny)
     share = jnp.where(live, share, 1.0)
-    pivots = jnp.diagonal(L) ** 2
     conditioning = jnp.min(jnp.maximum(pivots - mu, 0.0) * share) / jnp.max(pivots * share)
     return Minv_b + Minv_JT @ lam, lam, residual, conditioning
 

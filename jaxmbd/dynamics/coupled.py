@@ -2,7 +2,8 @@
 
 An element's inertia that couples two bodies (:meth:`jaxmbd.system.ForceElement.coupled_inertia`) and the
 flexible bodies' floating-frame inertia enter the tree's mass matrix through the body Jacobians, and the
-whole is solved by Cholesky; the closed loops start from the same equations
+whole is solved by elimination for a few coordinates, by Cholesky beyond
+(:func:`~jaxmbd.dynamics.linalg.small_spd_solve`); the closed loops start from the same equations
 (:mod:`jaxmbd.dynamics.constrained`).  ``ctx`` is the system's context at (q, v) (its ``q``, ``v`` and
 ``kin``, the kinematics evaluated once).
 """
@@ -11,9 +12,9 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 import numpy as np
-from jax.scipy.linalg import cho_factor, cho_solve
 
 from ..kinematics import body_jacobian
+from .linalg import small_spd_solve
 from .reference import bias_accelerations, crba, rnea
 
 
@@ -39,18 +40,19 @@ def coupled_forward_dynamics(model, ctx, tau, f_ext, extra, coupled):
     a_j = J_j v̇ + J̇_j v of the coupling blocks f_i = −E_ij a_j, the diagonal ones (``extra``) inside
     M and the inverse dynamics (:func:`mass_matrix_equations`)."""
     M, rhs = mass_matrix_equations(model, ctx, tau, f_ext, extra, coupled)
-    return cho_solve(cho_factor(M), rhs)
+    return small_spd_solve(M, rhs)
 
 
 def driven_accelerations(M, b, driven, a_driven):
     """v̇ of M v̇ = b where the velocities ``driven`` (indices, static) have the prescribed accelerations
-    ``a_driven``: the others from M_ff v̇_f = b_f − M_fd a_d (Cholesky), the reaction on the driven ones left out."""
+    ``a_driven``: the others from M_ff v̇_f = b_f − M_fd a_d (:func:`~jaxmbd.dynamics.linalg.small_spd_solve`), the reaction on the driven ones
+    left out."""
     nv = M.shape[0]
     free = np.setdiff1d(np.arange(nv), driven)
     if not free.size:
         return jnp.asarray(a_driven, dtype=b.dtype)
     rhs = b[free] - M[np.ix_(free, driven)] @ a_driven
-    vf = cho_solve(cho_factor(M[np.ix_(free, free)]), rhs)
+    vf = small_spd_solve(M[np.ix_(free, free)], rhs)
     return jnp.zeros(nv, dtype=b.dtype).at[free].set(vf).at[driven].set(a_driven)
 
 
@@ -67,7 +69,7 @@ def flexible_accelerations(model, ctx, flex, z, f_ext, tau, zdot, extra):
         [M + Jᵀ M_rr J   Jᵀ M_rf] [v̇ ]   [τ − h + Jᵀ (Q_r − M_rr J̇v)]
         [M_fr J          M_ff   ] [q̈_f] = [Q_f − M_fr J̇v             ]
 
-    with M, h the tree's mass matrix and bias forces; solved by Cholesky.
+    with M, h the tree's mass matrix and bias forces; solved by :func:`~jaxmbd.dynamics.linalg.small_spd_solve`.
     """
     q, v, kin = ctx.q, ctx.v, ctx.kin
     M = crba(model, q, extra, kin)
@@ -93,7 +95,7 @@ def flexible_accelerations(model, ctx, flex, z, f_ext, tau, zdot, extra):
         big = big.at[: model.nv, off : off + k].set(upper)
         big = big.at[off : off + k, off : off + k].set(Mff)
         off += k
-    x = cho_solve(cho_factor(big), jnp.concatenate([b] + rhs_f))
+    x = small_spd_solve(big, jnp.concatenate([b] + rhs_f))
     vdot, off = x[: model.nv], model.nv
     for (f, s), k in zip(flex, sizes):
         start = s.start

@@ -8,18 +8,21 @@ import jax.numpy as jnp
 import numpy as np
 
 
-def gauss_jordan(D, B):
+def gauss_jordan(D, B, pivots: bool = False):
     """D⁻¹ B for a small symmetric positive-definite D and B (n, m), by Gauss-Jordan elimination of
     [D | B] without pivoting (stable for SPD matrices).  Each of the n steps is one rank-1 update of
     the whole augmented matrix, element-wise: n XLA kernels, where a Cholesky factor and triangular
-    solves written entry by entry are several times more (benchmarks/NOTES.md)."""
+    solves written entry by entry are several times more (benchmarks/NOTES.md).  With ``pivots``, also
+    the n pivots (..., n): those of D's LDLᵀ factorisation, the squares of its Cholesky factor's diagonal."""
     n = D.shape[-1]
     A = jnp.concatenate([D, B], -1)
     rows = np.arange(n)[:, None]
+    found = []
     for k in range(n):
+        found.append(A[..., k, k])
         pivot_row = A[..., k : k + 1, :] / A[..., k : k + 1, k : k + 1]  # (1, n + m)
         A = jnp.where(rows == k, pivot_row, A - A[..., :, k : k + 1] * pivot_row)
-    return A[..., :, n:]
+    return (A[..., :, n:], jnp.stack(found, -1)) if pivots else A[..., :, n:]
 
 
 def spd_solve(D, b):
@@ -31,6 +34,31 @@ def spd_inverse(D):
     """D⁻¹ for a small symmetric positive-definite D (see :func:`gauss_jordan`), symmetrised."""
     X = gauss_jordan(D, jnp.broadcast_to(jnp.eye(D.shape[-1], dtype=D.dtype), D.shape))
     return 0.5 * (X + jnp.swapaxes(X, -1, -2))
+
+
+SMALL = 12
+"""Up to this many unknowns a symmetric positive-definite system is solved by :func:`gauss_jordan` written out (XLA
+fuses its steps; a LAPACK call's own overhead is most of a small solve's time: the four-bar's right-hand side
+2.9 -> 1.8 µs); beyond it by LAPACK's Cholesky (19 coordinates: elimination 15 % slower; benchmarks/NOTES.md)."""
+
+
+def small_spd_solve(M, B):
+    """M⁻¹ B for a symmetric positive-definite M (n, n) and B (n,) or (n, m): :func:`gauss_jordan` up to
+    :data:`SMALL` unknowns, LAPACK's Cholesky beyond."""
+    if M.shape[-1] <= SMALL:
+        return gauss_jordan(M, B[:, None])[:, 0] if B.ndim == 1 else gauss_jordan(M, B)
+    from jax.scipy.linalg import cho_factor, cho_solve
+
+    return cho_solve(cho_factor(M), B)
+
+
+def small_spd_inverse(S):
+    """(S⁻¹, the pivots of its LDLᵀ factorisation: its Cholesky factor's diagonal squared), as :func:`small_spd_solve`."""
+    eye = jnp.eye(S.shape[0], dtype=S.dtype)
+    if S.shape[-1] <= SMALL:
+        return gauss_jordan(S, eye, pivots=True)
+    L = jnp.linalg.cholesky(S)
+    return jax.scipy.linalg.cho_solve((L, True), eye), jnp.diagonal(L) ** 2
 
 
 def cholesky_solve(L, b):
