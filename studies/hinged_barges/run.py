@@ -39,6 +39,7 @@ OMEGAS = OMEGA0 * np.arange(1, 17) / 8.0
 BETA = 0.0
 K_SURGE, K_YAW = 2.0e4, 2.0e7
 NAMES = ("barge1", "barge2", "barge3")
+RADIATION_TOL = 0.01  # normalised L2 error of each fitted K_ij(t)
 
 
 def hydro(recompute=False):
@@ -133,9 +134,11 @@ def build_time_domain(hd, ramp_time=30.0, planar=True):
                placement=Placement(p=np.array([2 * half, 0.0, 0.0])), joint_name="hinge3")
     model = b.build()
     # Radiation memory for the DOFs head seas excite (surge, heave, pitch of each barge, with their
-    # couplings); sway, roll and yaw keep A(∞) and stay at rest by symmetry.
+    # couplings); sway, roll and yaw keep A(∞) and stay at rest by symmetry.  Each K_ij(t) to 1 % (the library's
+    # default is 2 %): the chain's surge, lightly damped, follows its couplings' fit (at 2 % it was 1.8 % off the
+    # frequency domain in amplitude, at 1 % 1.2 %; the README)
     dofs = [6 * k + d for k in range(3) for d in (0, 2, 4)]
-    rad, _ = fit_radiation(hd, dofs=dofs)
+    rad, _ = fit_radiation(hd, dofs=dofs, tol=RADIATION_TOL)
     hb = HydroBody.create(model, hd, bodies=NAMES, ramp_time=ramp_time, radiation=rad,
                           mass=[m] * 3, com=[(x, 0.0, 0.0) for x in X_CENTRES])
     K, C = mooring_matrices(hd)
