@@ -184,3 +184,32 @@ def test_the_far_field_in_water_of_finite_depth():
         with pytest.raises(InputError, match=r"water_depth 1.5708 m: the control surface in deep water only"):
             capytaine_drift(_bottom_mounted_pile(np.pi / 2, 15), omegas=[2.0], wave_directions=[0.0], fixed=True, water_depth=np.pi / 2,
                             method="control_surface")
+
+
+@pytest.mark.slow  # 20 s of Capytaine
+def test_the_far_fields_headings_in_any_order_and_its_yaw_about_another_point():
+    """Headings given out of order, or below zero, land on their own rows (Capytaine returns its headings sorted):
+    a held box's table is the same for [pi/4, 0] as for [0, pi/4] (1e-9), and in head seas given as [-pi/2, 0] its
+    sway and yaw vanish by symmetry (1e-6 of the surge).  In 10 m of water (kh 0.9-1.4) the yaw about the origin of
+    a box centred at c = (3, 2) m equals its yaw about c plus c x F (1e-3; measured 2e-5, the c x F term 2-20 % of
+    the yaw): the finite-depth coefficients scale the moment as they do the forces (which agree to 1e-5)."""
+    from jaxmbd.hydro.capytaine_run import box, capytaine_drift
+
+    w = [0.8, 1.1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = capytaine_drift(box(12.0, 6.0, 3.0, panel_size=1.0), omegas=w, wave_directions=[np.pi / 4, 0.0], fixed=True)
+        b = capytaine_drift(box(12.0, 6.0, 3.0, panel_size=1.0), omegas=w, wave_directions=[0.0, np.pi / 4], fixed=True)
+        np.testing.assert_allclose(np.asarray(a.values), np.asarray(b.values), rtol=0, atol=1e-9 * np.abs(np.asarray(b.values)).max())
+        np.testing.assert_allclose(np.asarray(a.heading), [0.0, np.pi / 4], atol=1e-12)
+        c = capytaine_drift(box(12.0, 6.0, 3.0, panel_size=1.0), omegas=w, wave_directions=[-np.pi / 2, 0.0], fixed=True)
+        head = np.asarray(c.values)[:, list(np.round(np.asarray(c.heading), 9)).index(0.0)]
+        assert np.all(np.abs(head[:, 1:]) < 1e-6 * np.abs(head[:, :1])), head
+
+        cx, cy = 3.0, 2.0
+        about = {rc: np.asarray(capytaine_drift(box(12.0, 6.0, 3.0, panel_size=1.0, center=(cx, cy), rotation_center=rc), omegas=w,
+                                                wave_directions=[np.pi / 6], fixed=True, water_depth=10.0).values)[:, 0]
+                 for rc in ((0.0, 0.0, 0.0), (cx, cy, 0.0))}
+    at_c, at_0 = about[(cx, cy, 0.0)], about[(0.0, 0.0, 0.0)]
+    np.testing.assert_allclose(at_0[:, :2], at_c[:, :2], rtol=1e-4)  # the forces do not depend on the point
+    np.testing.assert_allclose(at_0[:, 2], at_c[:, 2] + cx * at_c[:, 1] - cy * at_c[:, 0], rtol=1e-3)

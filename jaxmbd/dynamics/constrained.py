@@ -78,8 +78,8 @@ def constrained_accelerations(loops, model, q, v, M, b, kin: Kinematics | None =
     # the live rows' conditioning: the smallest Cholesky pivot of the scaled S over the largest.  The pivots
     # lie between S's extreme eigenvalues, and one falls to zero as the rows become dependent (a row's pivot
     # is what the rows before it leave of it): 1 for independent rows, → 0 at a singular configuration,
-    # where the multipliers lose that many digits.  (No eigenvalue solver: its batched LAPACK call beside the
-    # Cholesky factor's can deadlock XLA's CPU thread pool in a vmapped run.)
+    # where the multipliers lose that many digits.  (No eigenvalue solver: its batched LAPACK call beside a
+    # Cholesky factor's, the path beyond linalg.SMALL rows, can deadlock XLA's CPU thread pool in a vmapped run.)
     #
     # Measured with the points' rows of each loop sharing one scale, the largest diagonal of S among them,
     # not one per row: a point row that loses its stiffness against its siblings (a parallelogram lying

@@ -1,5 +1,8 @@
-"""Small dense solves of the tuned dynamics: symmetric positive-definite blocks of size 1-6 (the
-ABA's D_i) and the joint-space inertia's Cholesky factor."""
+"""Small dense solves of the dynamics: symmetric positive-definite blocks of size 1-6 (the ABA's D_i), the
+small systems of the loops, coupled inertia, prescribed motions and flexible bodies written out up to
+:data:`SMALL` unknowns (LAPACK's Cholesky beyond), and the joint-space inertia's Cholesky factor.  Unbatched:
+vmap them for batches.  A matrix that is not positive definite gives finite numbers written out (its pivots
+show it) where LAPACK's Cholesky gives NaN."""
 
 from __future__ import annotations
 
@@ -46,7 +49,7 @@ def small_spd_solve(M, B):
     """M⁻¹ B for a symmetric positive-definite M (n, n) and B (n,) or (n, m): :func:`gauss_jordan` up to
     :data:`SMALL` unknowns, LAPACK's Cholesky beyond."""
     if M.shape[-1] <= SMALL:
-        return gauss_jordan(M, B[:, None])[:, 0] if B.ndim == 1 else gauss_jordan(M, B)
+        return gauss_jordan(M, B[:, None])[:, 0] if B.ndim == M.ndim - 1 else gauss_jordan(M, B)
     from jax.scipy.linalg import cho_factor, cho_solve
 
     return cho_solve(cho_factor(M), B)
@@ -54,7 +57,7 @@ def small_spd_solve(M, B):
 
 def small_spd_inverse(S):
     """(S⁻¹, the pivots of its LDLᵀ factorisation: its Cholesky factor's diagonal squared), as :func:`small_spd_solve`."""
-    eye = jnp.eye(S.shape[0], dtype=S.dtype)
+    eye = jnp.eye(S.shape[-1], dtype=S.dtype)
     if S.shape[-1] <= SMALL:
         return gauss_jordan(S, eye, pivots=True)
     L = jnp.linalg.cholesky(S)

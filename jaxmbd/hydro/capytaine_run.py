@@ -313,7 +313,8 @@ def capytaine_drift(mesh, *, omegas, wave_directions, rho: float = 1025.0, g: fl
                        for p, v in zip(parts, values))
         return tables[0] if len(parts) == 1 else tables
     step = 2 * np.pi / (n_theta - 1)
-    theta = step * np.arange(-2, n_theta + 2)  # beyond [0, 2π] on both sides: no heading on the range's border
+    theta = np.concatenate([-step * np.arange(2, 0, -1), np.linspace(0.0, 2 * np.pi, n_theta), 2 * np.pi + step * np.arange(1, 3)])
+    # beyond [0, 2π] on both sides (no heading on the range's border), 0 and 2π themselves on the grid
     ds = xr.Dataset(coords={"omega": omegas, "wave_direction": heads, "radiating_dof": list(body.dofs),
                             "water_depth": [water_depth], "rho": [rho], "g": [g], "theta": theta})
     ds = cpt.BEMSolver().fill_dataset(ds, body, hydrostatics=True, progress_bar=False)
@@ -323,12 +324,13 @@ def capytaine_drift(mesh, *, omegas, wave_directions, rho: float = 1025.0, g: fl
         kw = {k: body.add_dofs_labels_to_matrix(np.asarray(v)) for k, v in (("stiffness", stiffness_ext), ("dissipation", damping_ext))
               if v is not None}
         X = cpt.post_pro.rao(symmetric_radiation(ds), **kw).transpose("omega", "wave_direction", "radiating_dof")
+    # Capytaine returns its coordinates sorted: the frequencies and headings are read back from its dataset
     H = 1j * (ds["kochin_diffraction"] + (ds["kochin_radiation"] * X).sum("radiating_dof"))
-    H = H.isel({d: 0 for d in H.dims if d not in ("omega", "wave_direction", "theta")}).transpose("omega", "wave_direction", "theta")
-    k = ds["wavenumber"]
-    k = np.asarray(k.isel({d: 0 for d in k.dims if d != "omega"}).values, float)
-    values = far_field_drift(H.values, theta, heads, omegas, k, water_depth, rho)
-    return DriftTable.of(omegas, heads[order], values[:, order], f"Capytaine far-field drift of {name}")
+    H = H.squeeze([d for d in H.dims if d not in ("omega", "wave_direction", "theta")]).transpose("omega", "wave_direction", "theta")
+    k = ds["wavenumber"].squeeze([d for d in ds["wavenumber"].dims if d != "omega"]).transpose("omega")
+    w_ds, b_ds = np.asarray(H["omega"].values, float), np.asarray(H["wave_direction"].values, float)
+    values = far_field_drift(H.values, theta, b_ds, w_ds, np.asarray(k.values, float), water_depth, rho)
+    return DriftTable.of(w_ds, b_ds, values, f"Capytaine far-field drift of {name}")
 
 
 # --------------------------------------------------------------------------- test barge

@@ -14,9 +14,11 @@ scattered waves themselves and their cross term with the incident wave at θ = �
 
 In deep water c₁ = 2πρω and c₂ = 2πρk² (Capytaine's ``far_field_mean_drift_force``).  In water of depth h the
 Green function's wave part is (k² − ν²)/(h(k² − ν²) + ν) cosh k(z + h) cosh k(ζ + h) in place of k e^{k(z+ζ)},
-ν = ω²/g = k tanh kh: with the Kochin function's depth factor cosh k(ζ + h)/cosh kh the scattered wave's elevation
-is F = 1/(tanh kh · G) times the deep-water one at the same H, G = 1 + 2kh/sinh 2kh = 2 C_g/C; and the momentum a
-wave of given elevation carries is G times the deep-water one at the same k.  Hence
+ν = ω²/g = k tanh kh: with the Kochin function's depth factor cosh k(ζ + h)/cosh kh the scattered wave's potential
+is 1/(tanh kh · G) times the deep-water one at the same H and k, G = 1 + 2kh/sinh 2kh = 2 C_g/C (its elevation, ω/g
+times the potential, takes one more factor √tanh kh from the dispersion relation ω² = g k tanh kh); and the
+momentum a wave of given elevation carries is G times the deep-water one at the same k.  Written with ω where the
+deep-water formula has it, hence
 
     c₁ = 2πρω / tanh kh,      c₂ = 2πρk² / (G tanh kh)
 
@@ -48,15 +50,23 @@ def far_field_drift(kochin, theta, headings, omega, wavenumber, depth, rho):
     Kochin function ``kochin`` (n_omega, n_heading, n_theta) on the directions ``theta`` (rad, increasing, reaching
     past [0, 2π] on both sides so that no heading sits on the range's border).  The derivative in θ by central
     differences, H(β) by linear interpolation, the integrals by the trapezoidal rule over [0, 2π]."""
+    from ..errors import InputError
+
     H = np.asarray(kochin)
     theta = np.asarray(theta, float)
+    headings = np.asarray(headings, float)
+    eps = 1e-9 * (theta[1] - theta[0])
+    if np.any(np.diff(theta) <= 0) or theta[0] > -eps or theta[-1] < 2 * np.pi + eps:
+        raise InputError("far_field_drift: theta must increase and reach beyond 0 and 2 pi on both sides (rad)")
+    if np.any(headings <= theta[1]) or np.any(headings >= theta[-2]):
+        raise InputError(f"far_field_drift: headings must lie inside theta's range, away from its ends; got {headings} rad")
     dH = np.gradient(H, theta, axis=-1)
-    whole = (theta >= 0.0) & (theta <= 2 * np.pi)
+    whole = (theta >= -eps) & (theta <= 2 * np.pi + eps)  # 0 and 2π themselves, whatever the grid's round-off
     th, Hw, dHw = theta[whole], H[..., whole], dH[..., whole]
     c1, c2 = depth_coefficients(omega, wavenumber, depth, rho)
     c1, c2, k = c1[:, None], c2[:, None], np.asarray(wavenumber, float)[:, None]
     out = np.empty(H.shape[:2] + (3,))
-    for j, beta in enumerate(np.asarray(headings, float)):
+    for j, beta in enumerate(headings):
         Hb = np.array([np.interp(beta, theta, h.real) + 1j * np.interp(beta, theta, h.imag) for h in H[:, j]])
         dHb = np.array([np.interp(beta, theta, d.real) + 1j * np.interp(beta, theta, d.imag) for d in dH[:, j]])
         h2 = np.abs(Hw[:, j]) ** 2
