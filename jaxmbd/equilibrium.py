@@ -10,6 +10,7 @@ import numpy as np
 
 from ._xla import system_jit
 from .dynamics.coupled import mass_matrix_equations
+from .dynamics.linalg import small_spd_solve
 from .errors import SimulationError
 from .system import Inputs, System, driven_dofs
 
@@ -53,7 +54,7 @@ def rest_accelerations(system: System, q, qf=None, mask=None, params=None, forci
         f_ext, tau, _, ctx = system.loads(t, system.model.normalise(q), v, z, inputs)
         M, b = mass_matrix_equations(system.model, ctx, tau, f_ext, system.extra_inertia(ctx), system.coupled_inertia(ctx))
         m = jnp.broadcast_to(jnp.asarray(mask, dtype=q.dtype), (system.model.nv,))
-        vdot = jnp.linalg.solve(M * m[:, None] * m[None, :] + jnp.diag(1.0 - m), b * m)
+        vdot = small_spd_solve(M * m[:, None] * m[None, :] + jnp.diag(1.0 - m), b * m)  # the held rows: identity
         return vdot * m
     _, vdot, zdot = system.rhs(t, (q, v, z), inputs)
     return jnp.concatenate([vdot * mask] + [zdot[start + k : start + 2 * k] for start, k in _flex_parts(system)])

@@ -49,7 +49,7 @@ def small_spd_solve(M, B):
     """M⁻¹ B for a symmetric positive-definite M (n, n) and B (n,) or (n, m): :func:`gauss_jordan` up to
     :data:`SMALL` unknowns, LAPACK's Cholesky beyond."""
     if M.shape[-1] <= SMALL:
-        return gauss_jordan(M, B[:, None])[:, 0] if B.ndim == M.ndim - 1 else gauss_jordan(M, B)
+        return spd_solve(M, B) if B.ndim == M.ndim - 1 else gauss_jordan(M, B)
     from jax.scipy.linalg import cho_factor, cho_solve
 
     return cho_solve(cho_factor(M), B)

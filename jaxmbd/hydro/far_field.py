@@ -65,13 +65,14 @@ def far_field_drift(kochin, theta, headings, omega, wavenumber, depth, rho):
     th, Hw, dHw = theta[whole], H[..., whole], dH[..., whole]
     c1, c2 = depth_coefficients(omega, wavenumber, depth, rho)
     c1, c2, k = c1[:, None], c2[:, None], np.asarray(wavenumber, float)[:, None]
-    out = np.empty(H.shape[:2] + (3,))
-    for j, beta in enumerate(headings):
-        Hb = np.array([np.interp(beta, theta, h.real) + 1j * np.interp(beta, theta, h.imag) for h in H[:, j]])
-        dHb = np.array([np.interp(beta, theta, d.real) + 1j * np.interp(beta, theta, d.imag) for d in dH[:, j]])
-        h2 = np.abs(Hw[:, j]) ** 2
-        out[:, j, 0] = (-c1[:, 0] * math.cos(beta) * Hb.imag - c2[:, 0] * np.trapezoid(h2 * np.cos(th), th, axis=-1))
-        out[:, j, 1] = (-c1[:, 0] * math.sin(beta) * Hb.imag - c2[:, 0] * np.trapezoid(h2 * np.sin(th), th, axis=-1))
-        out[:, j, 2] = ((c1 / k)[:, 0] * dHb.real
-                        - (c2 / k)[:, 0] * np.trapezoid(np.imag(np.conj(Hw[:, j]) * dHw[:, j]), th, axis=-1))
-    return out
+    # H and H' at each wave's own heading (n_omega, n_heading), linear between the grid's two neighbours
+    i1 = np.searchsorted(theta, headings)
+    f = (headings - theta[i1 - 1]) / (theta[i1] - theta[i1 - 1])
+    cols = np.arange(headings.size)
+    Hb, dHb = ((1 - f) * X[:, cols, i1 - 1] + f * X[:, cols, i1] for X in (H, dH))
+    h2 = np.abs(Hw) ** 2
+    trap = lambda y: np.trapezoid(y, th, axis=-1)  # noqa: E731
+    c, s = np.cos(headings)[None, :], np.sin(headings)[None, :]
+    return np.stack([-c1 * c * Hb.imag - c2 * trap(h2 * np.cos(th)),
+                     -c1 * s * Hb.imag - c2 * trap(h2 * np.sin(th)),
+                     c1 / k * dHb.real - c2 / k * trap(np.imag(np.conj(Hw) * dHw))], axis=-1)
