@@ -51,6 +51,18 @@ class Context(NamedTuple):
     params: Any = None
     prepared: Any = None
     driven: Any = None  # the prescribed joints' accelerations (a vessel on its RAOs), or None
+    memo: Any = None  # values computed once per right-hand side and shared between an element's calls (:meth:`once`)
+
+    def once(self, key, compute):
+        """``compute()``, evaluated once per context: the same value for every call with ``key`` (an element's
+        name and what it is), so that an element's :meth:`~ForceElement.extra_inertia` and
+        :meth:`~ForceElement.contribution` share what both need (a Morison object's wave kinematics) instead
+        of computing it twice.  A context built without a memo computes every time."""
+        if self.memo is None:
+            return compute()
+        if key not in self.memo:
+            self.memo[key] = compute()
+        return self.memo[key]
 
     @property
     def R(self):
@@ -448,7 +460,7 @@ class System(eqx.Module):
         driven = None
         if self.drivers:  # a prescribed body is where its motion says, whatever the state holds
             q, v, driven = drive(self, t, q, v, prepared)
-        return Context(t, q, v, Kinematics.compute(self.model, q, v), self.model, waves, params, prepared, driven)
+        return Context(t, q, v, Kinematics.compute(self.model, q, v), self.model, waves, params, prepared, driven, {})
 
     def loads(self, t, q, v, z, forcing=None):
         """Sum of all elements' contributions: (f_ext (n, 6), tau (nv,), zdot (n_states,), ctx)."""

@@ -76,7 +76,10 @@ class MorisonObject(ForceElement):
 
     def _submerged(self, ctx: Context):
         """(point position, surface elevation ζ above it, submerged fraction s, the waves' column there):
-        all the added mass needs, and the phases the kinematics reuse."""
+        all the added mass needs, and the phases the kinematics reuse; once per right-hand side."""
+        return ctx.once((self.name, "submerged"), lambda: self._submerged_now(ctx))
+
+    def _submerged_now(self, ctx: Context):
         i = ctx.body_index(self.body)
         p = ctx.point_position(i, jnp.asarray(self.point, dtype=ctx.p.dtype))
         if ctx.waves is None:
