@@ -1,32 +1,116 @@
 """The subsea installation's whole operability end to end: 3 phases x 8 headings x 10 peak periods x the root
 search x 20 realisations of the whole operation (``studies/subsea_installation/operability.py``'s full form).
 
-    python -m benchmarks.operability_installation                 # every cell (80): hours on a CPU
+    python -m benchmarks.operability_installation                 # every cell (80), in a fresh folder: hours on a CPU
     python -m benchmarks.operability_installation --cells 2       # the first cells only (heading 0, Tp 5 and 6 s)
+    python -m benchmarks.operability_installation --out DIR       # every cell, kept in DIR: run it again to resume
+    python -m benchmarks.operability_installation --out DIR --report   # the table so far, nothing run
 
-One process, no compilation cache, into a fresh folder; the compile included.  Reports the wall time, the runs,
-the realisations a second, and, for a part of the table, the whole table's time at the rate of the cells done (a
-projection, said as one).  On an accelerator ``limiting_table`` runs every cell's searches in lock-step, the
-sea states of a round as one program.  Writes ``benchmarks/results/operability_installation.md``.
+One process, no compilation cache; the compile included.  Reports the wall time, the runs, the realisations a
+second, and, for a part of the table, the whole table's time at the rate of the cells done (a projection, said
+as one).  Beside them, a plain run of the same case (one sea state, 20 realisations) timed in the same process:
+the search's own cost is the difference.
+
+``--out``: the cells go to DIR as the study writes them (``jaxmbd.operability.cells``: a killed run loses at
+most the cell it was in) and each cell's time to ``DIR/timings.jsonl`` as it ends, wall and the process's CPU
+time: a table taken in several sittings is summed over them, each sitting's first cell carrying that sitting's
+compile.  The CPU time is the figure where the machine was shared or the process stopped for a while (the
+wall then counts the others' work or the pause); on cells that ran alone the two agree (the run is one thread
+of work; both are reported).  The cells' key holds jaxmbd's code digest: the sittings run one commit's code (a
+checkout of its own), or the cells are refused.  On an accelerator ``limiting_table`` runs every cell's searches
+in lock-step, the sea states of a round as one program.  Writes ``benchmarks/results/operability_installation.md``.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import os
 import platform
+import subprocess
 import sys
 import tempfile
 import time
 from datetime import date
+from pathlib import Path
 
 from .report import RESULTS, ROOT, assemble
+
+PLAIN = (2.0, 9.0, 180.0)  # the plain run's sea state: Hs (m), Tp (s), heading (deg)
+
+
+def _table(cells):
+    from studies.subsea_installation.operability import HEADINGS, PERIODS, criteria_table
+
+    table = criteria_table()
+    total = len(HEADINGS) * len(PERIODS)
+    n = min(cells or total, total)
+    if n < total:  # the first n cells: whole headings' periods, then the first periods of the next heading
+        if n <= len(PERIODS):
+            table = dataclasses.replace(table, headings_deg=HEADINGS[:1], tp=PERIODS[:max(n, 1)])
+        else:
+            table = dataclasses.replace(table, headings_deg=HEADINGS[: n // len(PERIODS)])
+            n = len(table.headings_deg) * len(PERIODS)
+    return table, n, total
+
+
+def _plain(c, out: Path | None) -> dict:
+    """A plain run of the case at one sea state, timed after its compile: realisations per second."""
+    import math
+
+    from jaxmbd.run import run, settings_of, start_of
+
+    path = out / "plain.json" if out is not None else None
+    if path is not None and path.exists():
+        return json.loads(path.read_text())
+    start = start_of(c)
+    hs, tp, heading = PLAIN
+    settings = dataclasses.replace(settings_of(c, n_realisations=20), tp=tp, heading=math.radians(heading))
+    run(c, start, settings=settings, hs=hs)
+    t0, c0 = time.perf_counter(), time.process_time()
+    run(c, start, settings=settings, hs=hs)
+    found = {"wall": time.perf_counter() - t0, "cpu": time.process_time() - c0, "realisations": 20,
+             "sea_state": list(PLAIN)}
+    if path is not None:
+        path.write_text(json.dumps(found))
+    return found
+
+
+def _commit() -> str:
+    try:
+        return subprocess.check_output(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], text=True).strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "?"
+
+
+def _sittings(out: Path) -> list:
+    path = out / "timings.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+
+
+def _hs_tables(lim) -> list:
+    """Per phase, the limiting Hs (m) by heading (rows) and Tp (columns); "above" marked ">"."""
+    lines = []
+    tps = lim["tp"].values
+    for k, phase in enumerate(lim["phase"].values):
+        lines += ["", f"Limiting Hs (m), {phase} (`>`: holds up to the search's ceiling):", "",
+                  "| heading (deg) | " + " | ".join(f"Tp {t:g} s" for t in tps) + " |",
+                  "|---|" + "---|" * len(tps)]
+        for h, head in enumerate(lim["heading"].values):
+            cells = []
+            for j in range(len(tps)):
+                st = lim["status"].values[k, h, j]
+                cells.append((">" if st == "above" else "<" if st == "below" else "") + f"{lim['limiting_hs'].values[k, h, j]:.2f}")
+            lines.append(f"| {head:g} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cells", type=int, default=None, help="the first N cells (heading-major) only")
+    ap.add_argument("--out", default=None, help="keep the cells and their times in this folder (resumable)")
+    ap.add_argument("--report", action="store_true", help="with --out: report the cells done, run nothing")
     args = ap.parse_args(argv)
     os.environ.setdefault("JAXMBD_CACHE_DIR", "off")
     import jax
@@ -34,47 +118,74 @@ def main(argv=None):
     jax.config.update("jax_enable_compilation_cache", False)
     sys.path.insert(0, str(ROOT))
     from jaxmbd.operability.job import limiting_table
-    from studies.subsea_installation.operability import HEADINGS, PERIODS, case, criteria_table
+    from studies.subsea_installation.operability import case
 
-    c, table = case(), criteria_table()
-    total = len(HEADINGS) * len(PERIODS)
-    n = min(args.cells or total, total)
-    if n < total:  # the first n cells: whole headings' periods, then the first periods of the next heading
-        if n <= len(PERIODS):
-            table = dataclasses.replace(table, headings_deg=HEADINGS[:1], tp=PERIODS[:max(n, 1)])
-        else:
-            table = dataclasses.replace(table, headings_deg=HEADINGS[: n // len(PERIODS)])
-            n = len(table.headings_deg) * len(PERIODS)
-    with tempfile.TemporaryDirectory() as out:
-        t = time.perf_counter()
-        lim = limiting_table(c, table, out_dir=out, progress=lambda k, m: print(f"cell {k}/{m}: {time.perf_counter() - t:.0f} s",
-                                                                                   flush=True))
-        wall = time.perf_counter() - t
-    runs = int(lim["runs"].sum())
+    c = case()
+    table, n, total = _table(args.cells)
+    out = Path(args.out).resolve() if args.out else None
+    tmp = None
+    if out is None:
+        tmp = tempfile.TemporaryDirectory()
+        folder = Path(tmp.name)
+    else:
+        folder = out
+        folder.mkdir(parents=True, exist_ok=True)
+    plain = _plain(c, out)
+    sitting = len({s["sitting"] for s in _sittings(folder)}) if out is not None else 0
+    if not args.report:
+        t0 = last = time.perf_counter()
+        c_last = time.process_time()
+
+        def progress(k, m):
+            nonlocal last, c_last
+            now, cpu = time.perf_counter(), time.process_time()
+            with open(folder / "timings.jsonl", "a") as f:
+                f.write(json.dumps({"sitting": sitting, "commit": _commit(), "date": date.today().isoformat(), "cell": k,
+                                    "of": m, "wall": now - last, "cpu": cpu - c_last}) + "\n")
+            last, c_last = now, cpu
+            print(f"cell {k}/{m}: {now - t0:.0f} s", flush=True)
+
+        limiting_table(c, table, out_dir=folder, progress=progress)
+    from jaxmbd.operability.cells import cell_path
+
+    done = [p for p in (cell_path(folder, h, j) for h in range(len(table.headings_deg)) for j in range(len(table.tp))) if p.exists()]
+    runs = sum(json.loads(p.read_text())["cell"]["runs"] for p in done)
+    times = _sittings(folder)
+    wall, cpu = sum(t["wall"] for t in times), sum(t["cpu"] for t in times)
     real = runs * table.n_realisations
-    whole = f"{wall:.0f} s" if n == total else f"{wall / n * total / 3600:.1f} h projected at this rate (not measured)"
-    rows = []
-    for k, phase in enumerate(lim["phase"].values):
-        for h, head in enumerate(lim["heading"].values):
-            rows.append(f"{phase}, heading {head:g} deg: " + ", ".join(
-                f"Tp {tp:g} s {lim['limiting_hs'].values[k, h, j]:.2f} m ({lim['status'].values[k, h, j]})"
-                for j, tp in enumerate(lim["tp"].values)))
+    sittings = sorted({t["sitting"] for t in times})
+    commits = sorted({t["commit"] for t in times})
+    complete = len(done) == n
+    lim = limiting_table(c, table, out_dir=folder) if complete else None
+    if tmp is not None:
+        tmp.cleanup()
+    whole = (f"{wall / 3600:.2f} h wall, {cpu / 3600:.2f} h CPU" if complete and n == total else
+             f"{cpu / len(done) * total / 3600:.1f} h projected at the CPU rate of the cells done (not measured)" if done else "-")
     lines = [
         "## The subsea installation's whole operability (`python -m benchmarks.operability_installation`)",
         "",
         f"{date.today().isoformat()}, {platform.processor() or platform.machine()}, {os.cpu_count()} cores, {jax.default_backend()}, "
-        f"jax {jax.__version__}; one process, no compilation cache, compile included.",
+        f"jax {jax.__version__}; one process a sitting, no compilation cache, compile included; code {', '.join(commits) or _commit()}.",
         "",
         f"`studies/subsea_installation/operability.py`'s full form: the six-phase operation (RK4 at 0.02 s, 100 wave components, "
         f"each realisation the whole 6-7 minutes from deck to seabed) with the criteria of three phases, {table.n_realisations} "
-        f"realisations a run, the searches to {table.search.tolerance:g} m; {n} of the table's {total} cells (8 headings x 10 periods).",
+        f"realisations a run, the searches to {table.search.tolerance:g} m; {len(done)} of the {n} cells asked for "
+        f"(the whole table: {total}, 8 headings x 10 periods)"
+        + (f", computed in {len(sittings)} sitting(s) of one process each (`--out`: resumed), each sitting's first cell "
+           "with its compile." if out else "."),
         "",
-        "| cells | runs | realisations | wall (s) | realisations / s | the whole table |",
-        "|---|---|---|---|---|---|",
-        f"| {n} | {runs} | {real} | {wall:.0f} | {real / wall:.2f} | {whole} |",
+        "| cells | runs | realisations | wall (s) | CPU (s) | realisations / s (wall) | realisations / s (CPU) | the whole table |",
+        "|---|---|---|---|---|---|---|---|",
+        f"| {len(done)} | {runs} | {real} | {wall:.0f} | {cpu:.0f} | {real / wall if wall else float('nan'):.2f} | "
+        f"{real / cpu if cpu else float('nan'):.2f} | {whole} |",
         "",
-        "Limiting Hs: " + "; ".join(rows) + ".",
+        f"A plain run of the same case in the same process (Hs {plain['sea_state'][0]:g} m, Tp {plain['sea_state'][1]:g} s, heading "
+        f"{plain['sea_state'][2]:g} deg, 20 realisations, after its compile): {plain['wall']:.1f} s wall, {plain['cpu']:.1f} s CPU, "
+        f"{plain['realisations'] / plain['wall']:.2f} realisations / s; the table's rate against it is what the searches' "
+        "bookkeeping and the compiles cost.",
     ]
+    if lim is not None:
+        lines += _hs_tables(lim)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "operability_installation.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
