@@ -98,7 +98,6 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
-import optimistix as optx
 
 from ._xla import system_jit
 from .conditions import (
@@ -116,6 +115,7 @@ from .conditions import (
     setting_leaf,
     setting_number,
 )
+from .events import EndpointBisection
 from .paths import element_index, element_of
 from .results import PhaseRecord, Result
 from .simulation import Integrator, SimulationError, initial_state
@@ -592,7 +592,7 @@ def _segment_one(system, plan, k, starts, t_start, t_limit, y0, forcing, grid, i
     k0 = jnp.ceil(t_start / save_dt)
     ts = jnp.clip(k0 * save_dt + save_dt * jnp.arange(n), t_start, t1)
     event = diffrax.Event(lambda t, y, args, **kw: margin(t, y) / scale,
-                          root_finder=optx.Bisection(rtol=root_tol, atol=root_tol), direction=True)
+                          root_finder=EndpointBisection(rtol=root_tol, atol=root_tol), direction=True)
     max_steps = integrator.max_steps if integrator.max_steps is not None else 100_000
     subs = [diffrax.SubSaveAt(ts=ts), diffrax.SubSaveAt(t1=True)]
     if track:  # the tracked outputs (not the state) at the start and every step's end, as many as the longest phase's steps

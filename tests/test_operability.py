@@ -256,3 +256,41 @@ def test_a_scenarios_phases_have_their_own_limits_and_its_first_phase_is_the_pla
     both = limiting_table(phased, phased.operability, together=2)  # the two periods' searches in lock-step
     np.testing.assert_allclose(both["limiting_hs"].values, lim["limiting_hs"].values, rtol=0, atol=1e-9)
     assert (both["runs"].values == lim["runs"].values).all() and (both["governing"].values == lim["governing"].values).all()
+
+
+def test_a_phase_some_realisation_never_reached_fails_and_governs():
+    """An earlier phase that hit its time limit stops a realisation there: the phases after it are not reached.
+    A run of three realisations in two phases whose third stops in the first: the first phase's criterion is
+    its margin as ever; the second phase fails by the fraction that missed it (-1/3), its criterion too, and
+    the run's validity names it.  Searched, the second phase's limit is where the realisations stop reaching it,
+    governed by that (the search takes its name first, so it governs a tie); the first phase's by its load."""
+    from jaxmbd.operability.criteria import Criterion, extremes_of, margin_of
+    from jaxmbd.operability.job import OperationPhase, _Runs, reached_name, search_names
+    from jaxmbd.operability.limiting import Search, limiting_hs
+    from jaxmbd.results import Result
+
+    t = np.array([[0.0, 1.0, 1.0, 2.0], [0.0, 1.0, 1.0, 2.0], [0.0, 1.0, np.nan, np.nan]])
+    phase = np.array([[0, 0, 1, 1], [0, 0, 1, 1], [0, 0, -1, -1]])
+    load = np.array([[1.0, 2.0, 2.0, 3.0], [1.0, 1.5, 1.5, 2.5], [1.0, 4.0, np.nan, np.nan]])
+    result = Result(None, t, np.zeros((3, 4, 1)), np.zeros((3, 4, 1)), np.zeros((3, 4, 0)), {"x": load}, batched=True,
+                    phase=phase, phase_names=("a", "b"))
+    first, second = (Criterion("x", upper=10.0, statistic="mean", phase=p, name=f"x in {p}") for p in ("a", "b"))
+    runs = _Runs(None, None, None, (first, second))
+    found = runs.record(1.0, result)
+    assert found["x in a"] == pytest.approx(float(margin_of(first, *extremes_of((first,), result)["x in a"])))
+    assert found["x in a"] == pytest.approx((10.0 - (2.0 + 1.5 + 4.0) / 3) / 10.0)
+    assert found["x in b"] == found[reached_name("b")] == pytest.approx(-1.0 / 3.0)
+    assert found[reached_name("a")] == np.inf
+    assert any("'b' not reached" in what for what in runs.left)
+    op = OperationPhase("b", 1, (second,))
+    assert search_names(op) == (reached_name("b"), "x in b")
+
+    def margins_at(hs):  # the load grows with Hs; above 2 m one realisation of three stops before "b"
+        return {"x in a": 1.0 - hs / 3.0, "x in b": 1.0 - hs / 4.0 if hs <= 2.0 else -1.0 / 3.0,
+                reached_name("a"): np.inf, reached_name("b"): np.inf if hs <= 2.0 else -1.0 / 3.0}
+
+    search = Search(hs_start=1.0, hs_max=6.0, tolerance=0.01)
+    in_b = limiting_hs(margins_at, search_names(op), search)
+    assert in_b.status == "root" and abs(in_b.hs - 2.0) < 0.01 and in_b.governing == reached_name("b")
+    in_a = limiting_hs(margins_at, search_names(OperationPhase("a", 1, (first,))), search)
+    assert abs(in_a.hs - 3.0) < 0.01 and in_a.governing == "x in a"

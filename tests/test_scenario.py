@@ -8,9 +8,7 @@ solution without truncation error, and the event time is then limited only by th
 """
 
 import importlib.util
-import math
 import pathlib
-import warnings
 
 import equinox as eqx
 import jax
@@ -180,3 +178,28 @@ def test_a_condition_on_a_force_in_newtons_ends_its_phase_at_the_exact_time():
     t_star = (L0 - 10.5 / (1 + T_star / EA)) / r
     assert res.events[0].trigger == "condition"
     assert abs(res.events[0].time - t_star) < 1e-9, (res.events[0].time, t_star)
+
+
+def test_the_phase_end_is_found_when_one_realisation_of_a_batch_ends_by_its_condition_and_another_by_its_limit():
+    """In a batch, diffrax root-finds every member's last step when any member's event fired, giving a member
+    without one the distance to its step's end (zero at the end): optimistix's bisection took that for no root
+    and stopped the program (the subsea installation at Hs 5.06 m, Tp 7 s raised from inside JAX).  With
+    jaxmbd's root finder: y' = r, event y = 1, t1 = 2; r = 1 ends at t = 1 by the event (1e-9: the bisection's
+    tolerance), r = 0.25 runs to t1 = 2 without one; alone, r = 1 ends where optimistix's bisection ends it."""
+    import diffrax
+    import optimistix as optx
+
+    from jaxmbd.events import EndpointBisection
+
+    def solve(rate, finder):
+        event = diffrax.Event(lambda t, y, args, **kw: y - 1.0, root_finder=finder, direction=True)
+        sol = diffrax.diffeqsolve(diffrax.ODETerm(lambda t, y, a: rate), diffrax.Tsit5(), 0.0, 2.0, 0.1, jnp.asarray(0.0),
+                                  event=event, saveat=diffrax.SaveAt(t1=True), throw=False)
+        return sol.ts[0], sol.result == diffrax.RESULTS.event_occurred
+
+    finder = EndpointBisection(rtol=1e-10, atol=1e-10)
+    t, fired = jax.vmap(lambda r: solve(r, finder))(jnp.array([1.0, 0.25]))
+    np.testing.assert_allclose(np.asarray(t), [1.0, 2.0], rtol=0, atol=1e-9)
+    assert fired.tolist() == [True, False]
+    alone = solve(jnp.asarray(1.0), optx.Bisection(rtol=1e-10, atol=1e-10))[0]
+    assert float(solve(jnp.asarray(1.0), finder)[0]) == pytest.approx(float(alone), abs=1e-12)

@@ -132,6 +132,19 @@ def window_mask(result, phase: str | None):
     return mask
 
 
+def reached_fraction(result, phase: str) -> float:
+    """The fraction of the run's realisations that reached ``phase`` (an earlier phase that hit its time
+    limit stops a realisation there)."""
+    if result.phase is None or phase not in result.phase_names:
+        have = list(result.phase_names) if result.phase is not None else "none (a run without phases)"
+        raise InputError(f"criterion in phase {phase!r}: the run has no such phase; its phases: {have}")
+    k = result.phase_names.index(phase)
+    time = np.asarray(result.time)
+    n = result.n_realisations
+    real = np.isfinite(time) if time.ndim == 2 else np.broadcast_to(np.isfinite(time), (n, time.size))
+    return float(np.mean(((np.asarray(result.phase).reshape(n, -1) == k) & real).any(axis=1)))
+
+
 def window_seconds(result, mask) -> float:
     """Mean duration (s) of the window over the realisations."""
     time = np.asarray(result.time)

@@ -46,7 +46,7 @@ from ..errors import InputError, SimulationError
 from ..hydro.waves import JONSWAP
 from ..run import RunSettings, TimeBudget, run, run_sea_states, settings_of, start_of
 from .alpha import LEVELS, TABLES, alpha_factor
-from .criteria import Criterion, extremes_of, margin_of
+from .criteria import Criterion, extremes_of, margin_of, reached_fraction
 from .limiting import Evaluations, LimitingHs, Search, below_breaking, bootstrap_band, limiting_hs, search_steps
 from .windows import HourlySeries, LimitCurve, Phase, best_of, waiting_time, workability
 
@@ -199,20 +199,48 @@ class _Runs:
         return self.record(hs, result)
 
     def record(self, hs: float, result) -> dict:
-        """Keep what the band and the table need of the run at ``hs``; its margins."""
+        """Keep what the band and the table need of the run at ``hs``; its margins.  A phase that some
+        realisation never reached (an earlier phase hit its time limit: the operation stopped there) fails:
+        its :func:`reached_name` margin is minus the fraction of realisations that did not reach it, and so are its
+        criteria's (they have no window in those realisations); reached by all, that margin is infinite (it never governs)."""
         self.count += 1
         for e in result.excursions:
             what = f"{e.element}: {e.quantity} outside {e.limit}"
             self.left[what] = min(self.left.get(what, math.inf), hs)
-        kept = extremes_of(self.criteria, result)
+        short = {}  # phase -> the fraction of realisations that never reached it, where some did not
+        for name in {c.phase for c in self.criteria if c.phase is not None}:
+            missed = 1.0 - reached_fraction(result, name)
+            if missed > 0:
+                short[name] = missed
+                what = f"phase {name!r} not reached (an earlier phase hit its time limit)"
+                self.left[what] = min(self.left.get(what, math.inf), hs)
+        counted = [c for c in self.criteria if c.phase not in short]
+        kept = extremes_of(counted, result)
         self.extremes[hs] = kept
-        return {c.name: float(margin_of(c, *kept[c.name])) for c in self.criteria}
+        found = {c.name: float(margin_of(c, *kept[c.name])) for c in counted}
+        found |= {c.name: -short[c.phase] for c in self.criteria if c.phase in short}
+        found |= {reached_name(p): -short[p] if p in short else math.inf for p in {c.phase for c in self.criteria if c.phase is not None}}
+        return found
+
+
+def reached_name(phase: str) -> str:
+    """The search's name for "every realisation reached ``phase``" (a margin of :meth:`_Runs.record`)."""
+    return f"phase {phase!r} reached in every realisation"
+
+
+def search_names(phase: OperationPhase) -> tuple:
+    """The margins a phase's search takes the least of: its criteria's, and first (so that it governs a tie)
+    whether every realisation reached it."""
+    scenario = any(c.phase is not None for c in phase.criteria)
+    return ((reached_name(phase.name),) if scenario else ()) + tuple(c.name for c in phase.criteria)
 
 
 def _band(runs: _Runs, criteria, found: LimitingHs):
     if found.status != "root" or not runs.extremes:
         return (math.nan, math.nan)
     near = min(runs.extremes, key=lambda h: abs(h - found.hs))
+    if any(c.name not in runs.extremes[near] for c in criteria):  # a phase some realisation did not reach there
+        return (math.nan, math.nan)
     return bootstrap_band(criteria, runs.extremes[near], found)
 
 
@@ -242,7 +270,7 @@ def _cell(case, start, base, table: OperabilityTable, h: int, j: int) -> dict:
     """Every phase's search at heading h and period j, on shared runs, one run at a time."""
     runs = _runs(case, start, base, table, h, j)
     ev = Evaluations(runs)
-    return _cell_data(runs, table, [limiting_hs(ev, [c.name for c in p.criteria], search_at(table, j)) for p in table.phases])
+    return _cell_data(runs, table, [limiting_hs(ev, search_names(p), search_at(table, j)) for p in table.phases])
 
 
 def _cells_together(case, start, base, table: OperabilityTable, cells: list, together: int):
@@ -256,7 +284,7 @@ def _cells_together(case, start, base, table: OperabilityTable, cells: list, tog
     waiting, found = [], {}  # waiting: [cell, phase index, search, the Hs (m) it waits for]
     for c in cells:
         for k, phase in enumerate(table.phases):
-            steps = search_steps(tuple(cr.name for cr in phase.criteria), search_at(table, c[1]))
+            steps = search_steps(search_names(phase), search_at(table, c[1]))
             waiting.append([c, k, steps, round(next(steps), 12)])
     while waiting:
         still = []
