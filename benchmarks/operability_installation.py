@@ -5,6 +5,8 @@ search x 20 realisations of the whole operation (``studies/subsea_installation/o
     python -m benchmarks.operability_installation --cells 2       # the first cells only (heading 0, Tp 5 and 6 s)
     python -m benchmarks.operability_installation --out DIR       # every cell, kept in DIR: run it again to resume
     python -m benchmarks.operability_installation --out DIR --report   # the table so far, nothing run
+    python -m benchmarks.operability_installation --out DIR --process 0/2 &   # two processes, one a core,
+    python -m benchmarks.operability_installation --out DIR --process 1/2     # each every other cell
 
 One process, no compilation cache; the compile included.  Reports the wall time, the runs, the realisations a
 second, and, for a part of the table, the whole table's time at the rate of the cells done (a projection, said
@@ -14,7 +16,8 @@ the search's own cost is the difference.
 ``--out``: the cells go to DIR as the study writes them (``jaxmbd.operability.cells``: a killed run loses at
 most the cell it was in) and each cell's time to ``DIR/timings.jsonl`` as it ends, wall and the process's CPU
 time: a table taken in several sittings is summed over them, each sitting's first cell carrying that sitting's
-compile.  The CPU time is the figure where the machine was shared or the process stopped for a while (the
+compile; with ``--process``, several processes share the cells (the wall is then each process's own, summed).
+The CPU time is the figure where the machine was shared or the process stopped for a while (the
 wall then counts the others' work or the pause); on cells that ran alone the two agree (the run is one thread
 of work; both are reported).  The cells' key holds jaxmbd's code digest: the sittings run one commit's code (a
 checkout of its own), or the cells are refused.  On an accelerator ``limiting_table`` runs every cell's searches
@@ -111,6 +114,8 @@ def main(argv=None):
     ap.add_argument("--cells", type=int, default=None, help="the first N cells (heading-major) only")
     ap.add_argument("--out", default=None, help="keep the cells and their times in this folder (resumable)")
     ap.add_argument("--report", action="store_true", help="with --out: report the cells done, run nothing")
+    ap.add_argument("--sitting", default=date.today().isoformat(), help="with --out: the sitting's name (default: the date)")
+    ap.add_argument("--process", default="0/1", help="with --out: INDEX/COUNT, this process takes the cells k with k mod COUNT = INDEX")
     args = ap.parse_args(argv)
     os.environ.setdefault("JAXMBD_CACHE_DIR", "off")
     import jax
@@ -130,8 +135,9 @@ def main(argv=None):
     else:
         folder = out
         folder.mkdir(parents=True, exist_ok=True)
-    plain = _plain(c, out)
-    sitting = len({s["sitting"] for s in _sittings(folder)}) if out is not None else 0
+    index, count = (int(x) for x in args.process.split("/"))
+    plain = _plain(c, out) if index == 0 else None  # the first process times it
+    sitting = args.sitting
     if not args.report:
         t0 = last = time.perf_counter()
         c_last = time.process_time()
@@ -140,12 +146,13 @@ def main(argv=None):
             nonlocal last, c_last
             now, cpu = time.perf_counter(), time.process_time()
             with open(folder / "timings.jsonl", "a") as f:
-                f.write(json.dumps({"sitting": sitting, "commit": _commit(), "date": date.today().isoformat(), "cell": k,
-                                    "of": m, "wall": now - last, "cpu": cpu - c_last}) + "\n")
+                f.write(json.dumps({"sitting": sitting, "process": f"{index}/{count}", "commit": _commit(),
+                                    "date": date.today().isoformat(), "cell": k, "of": m, "wall": now - last,
+                                    "cpu": cpu - c_last}) + "\n")
             last, c_last = now, cpu
             print(f"cell {k}/{m}: {now - t0:.0f} s", flush=True)
 
-        limiting_table(c, table, out_dir=folder, progress=progress)
+        limiting_table(c, table, out_dir=folder, progress=progress, process_index=index, process_count=count)
     from jaxmbd.operability.cells import cell_path
 
     done = [p for p in (cell_path(folder, h, j) for h in range(len(table.headings_deg)) for j in range(len(table.tp))) if p.exists()]
@@ -155,35 +162,45 @@ def main(argv=None):
     real = runs * table.n_realisations
     sittings = sorted({t["sitting"] for t in times})
     commits = sorted({t["commit"] for t in times})
+    processes = sorted({t.get("process", "0/1") for t in times})
+    # end to end: each sitting as long as its slowest process (the processes run side by side)
+    elapsed = sum(max(sum(t["wall"] for t in times if t["sitting"] == st and t.get("process", "0/1") == pr) for pr in processes)
+                  for st in sittings)
     complete = len(done) == n
     lim = limiting_table(c, table, out_dir=folder) if complete else None
     if tmp is not None:
         tmp.cleanup()
-    whole = (f"{wall / 3600:.2f} h wall, {cpu / 3600:.2f} h CPU" if complete and n == total else
+    whole = (f"{elapsed / 3600:.2f} h end to end ({cpu / 3600:.2f} h CPU)" if complete and n == total else
              f"{cpu / len(done) * total / 3600:.1f} h projected at the CPU rate of the cells done (not measured)" if done else "-")
+    if plain is None and out is not None and (out / "plain.json").exists():
+        plain = json.loads((out / "plain.json").read_text())
     lines = [
         "## The subsea installation's whole operability (`python -m benchmarks.operability_installation`)",
         "",
         f"{date.today().isoformat()}, {platform.processor() or platform.machine()}, {os.cpu_count()} cores, {jax.default_backend()}, "
-        f"jax {jax.__version__}; one process a sitting, no compilation cache, compile included; code {', '.join(commits) or _commit()}.",
+        f"jax {jax.__version__}; no compilation cache, compile included; code {', '.join(commits) or _commit()}.",
         "",
         f"`studies/subsea_installation/operability.py`'s full form: the six-phase operation (RK4 at 0.02 s, 100 wave components, "
         f"each realisation the whole 6-7 minutes from deck to seabed) with the criteria of three phases, {table.n_realisations} "
         f"realisations a run, the searches to {table.search.tolerance:g} m; {len(done)} of the {n} cells asked for "
         f"(the whole table: {total}, 8 headings x 10 periods)"
-        + (f", computed in {len(sittings)} sitting(s) of one process each (`--out`: resumed), each sitting's first cell "
-           "with its compile." if out else "."),
+        + (f", computed in {len(sittings)} sitting(s) (`--out`: resumed) by {len(processes)} process(es) sharing the cells "
+           "(`--process`), each process's first cell of a sitting with its compile; wall: the processes' walls summed; end to "
+           f"end: each sitting as long as its slowest process, {elapsed:.0f} s." if out else "."),
         "",
         "| cells | runs | realisations | wall (s) | CPU (s) | realisations / s (wall) | realisations / s (CPU) | the whole table |",
         "|---|---|---|---|---|---|---|---|",
         f"| {len(done)} | {runs} | {real} | {wall:.0f} | {cpu:.0f} | {real / wall if wall else float('nan'):.2f} | "
         f"{real / cpu if cpu else float('nan'):.2f} | {whole} |",
+    ]
+    if plain is not None:
+        lines += [
         "",
         f"A plain run of the same case in the same process (Hs {plain['sea_state'][0]:g} m, Tp {plain['sea_state'][1]:g} s, heading "
         f"{plain['sea_state'][2]:g} deg, 20 realisations, after its compile): {plain['wall']:.1f} s wall, {plain['cpu']:.1f} s CPU, "
         f"{plain['realisations'] / plain['wall']:.2f} realisations / s; the table's rate against it is what the searches' "
         "bookkeeping and the compiles cost.",
-    ]
+        ]
     if lim is not None:
         lines += _hs_tables(lim)
     RESULTS.mkdir(parents=True, exist_ok=True)
