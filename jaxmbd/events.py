@@ -14,18 +14,21 @@ own checks say what happened).
 
 from __future__ import annotations
 
+import equinox as eqx
 import jax.numpy as jnp
 import optimistix as optx
-from optimistix._solver.bisection import _BisectionState
 
 
 class EndpointBisection(optx.Bisection):
-    """:class:`optimistix.Bisection` whose bracket may have its root at an end (see the module docstring)."""
+    """:class:`optimistix.Bisection` whose bracket may have its root at an end (see the module docstring).  Its
+    ``flip`` and ``expand_if_necessary`` are not used: the orientation is always taken from the two ends."""
 
     def init(self, fn, y, args, options, f_struct, aux_struct, tags):
         lower = jnp.asarray(options["lower"], f_struct.dtype)
         upper = jnp.asarray(options["upper"], f_struct.dtype)
         lower_val, _ = fn(lower, args)
         upper_val, _ = fn(upper, args)
-        # rising from the lower end (or flat: a member without an event) unless it falls
-        return _BisectionState(lower=lower, upper=upper, flip=lower_val > upper_val, error=jnp.array(jnp.inf, f_struct.dtype))
+        # the plain bisection's state for a rising bracket, its orientation then set from the ends: rising from
+        # the lower end (or flat: a member without an event) unless it falls
+        state = optx.Bisection(rtol=self.rtol, atol=self.atol, flip=False).init(fn, y, args, options, f_struct, aux_struct, tags)
+        return eqx.tree_at(lambda s: s.flip, state, lower_val > upper_val)

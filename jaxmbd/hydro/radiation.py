@@ -436,7 +436,7 @@ def fit_radiation(
     margin, w_min = passivity_margin(ss, omega, own) if pairs else (0.0, 0.0)
     report = RadiationFitReport(order=order, k_error=k_err, b_error=b_err, dropped=dropped, dt=dt, t_max=float(t_max),
                                 passivity=margin, passivity_omega=w_min, passivity_data=table)
-    _check_fit(hydro, report, Bw, tol, max_order)
+    _check_fit(hydro, report, Bw, K, tol, max_order)
     if margin < min(table, 0.0) - 2e-2:  # two percent beyond what the BEM data do themselves
         warnings.warn(f"{hydro.source}: the fitted radiation memory is not passive: its damping matrix has the "
                       f"eigenvalue {margin:.3g} at {w_min:.3g} rad/s (each DOF on the scale of its largest BEM damping; "
@@ -451,20 +451,23 @@ B_ERROR_LIMIT = 0.05
 error alone would flag small couplings that do not move the bodies)."""
 
 
-def _check_fit(hydro, report: RadiationFitReport, Bw, tol: float, max_order: int):
+def _check_fit(hydro, report: RadiationFitReport, Bw, K, tol: float, max_order: int):
     """Warn where the fit missed its target: a pair whose K(t) error is above ``tol`` at ``max_order``, or
     whose damping is off the BEM's by more than :data:`B_ERROR_LIMIT` (the memory then radiates a different
-    energy than the BEM says, and the motions near that frequency follow)."""
-    norm = np.linalg.norm(Bw, axis=0)
-    missed = sorted((e, p) for p, e in report.k_error.items() if e > tol)
-    scaled = {p: report.b_error[p] * norm[p] / max(math.sqrt(norm[p[0], p[0]] * norm[p[1], p[1]]), 1e-300)
-              for p in report.b_error}
-    off = sorted(((e, p) for p, e in scaled.items() if e > B_ERROR_LIMIT), reverse=True)
+    energy than the BEM says, and the motions near that frequency follow).  Both errors on the scale of the
+    pair's two DOFs' own (K(t) as sampled for the fit, ``K``; B over the BEM frequencies, ``Bw``), each
+    unordered pair once."""
+    def scaled(errors, norm):  # each unordered pair once, on the scale of its two DOFs' own
+        return {p: e * norm[p] / max(math.sqrt(norm[p[0], p[0]] * norm[p[1], p[1]]), 1e-300)
+                for p, e in errors.items() if p[0] <= p[1]}
+
+    missed = sorted((e, p) for p, e in scaled(report.k_error, np.linalg.norm(K, axis=0)).items() if e > tol)
+    off = sorted(((e, p) for p, e in scaled(report.b_error, np.linalg.norm(Bw, axis=0)).items() if e > B_ERROR_LIMIT), reverse=True)
     if missed:
         e, p = missed[-1]
         warnings.warn(f"{hydro.source}: the radiation fit missed its K(t) error target {tol:g} on {len(missed)} DOF pair(s) "
-                      f"at the highest order allowed ({max_order}); worst {p}: {e:.3g}.  fit_radiation's max_order higher, or the BEM "
-                      "data over a longer frequency range, fits closer", stacklevel=3)
+                      f"at the highest order allowed ({max_order}); worst {p}: {e:.3g} (on the scale of the pair's own K).  "
+                      "fit_radiation's max_order higher, or the BEM data over a longer frequency range, fits closer", stacklevel=3)
     if off:
         e, p = off[0]
         warnings.warn(f"{hydro.source}: the fitted radiation damping B(w) is off the BEM's by {100 * e:.1f} % on DOF pair {p} "

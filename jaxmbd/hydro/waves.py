@@ -626,10 +626,15 @@ def _cos_sin(theta):
     is given (the loop has none in reverse mode): d cos = −sin dθ, d sin = cos dθ."""
     if theta.size == 0:
         return jnp.cos(theta), jnp.sin(theta)
-    first = theta.reshape(-1)[0]
-    trips = 1 + (first != first).astype(jnp.int32)  # one (two where θ is NaN: the same values), XLA cannot tell
-    zero = jnp.zeros_like(theta)
-    return jax.lax.fori_loop(0, trips, lambda _, cs: (jnp.cos(theta), jnp.sin(theta)), (zero, zero))
+
+    def held(theta):
+        first = theta.reshape(-1)[0]
+        trips = 1 + (first != first).astype(jnp.int32)  # one (two where θ is NaN: the same values), XLA cannot tell
+        zero = jnp.zeros_like(theta)
+        return jax.lax.fori_loop(0, trips, lambda _, cs: (jnp.cos(theta), jnp.sin(theta)), (zero, zero))
+
+    # on the CPU only: elsewhere a loop whose count is known at run time only would ask the host each time
+    return jax.lax.platform_dependent(theta, cpu=held, default=lambda theta: (jnp.cos(theta), jnp.sin(theta)))
 
 
 @_cos_sin.defjvp

@@ -229,17 +229,18 @@ def reached_name(phase: str) -> str:
 
 
 def search_names(phase: OperationPhase) -> tuple:
-    """The margins a phase's search takes the least of: its criteria's, and first (so that it governs a tie)
-    whether every realisation reached it."""
-    scenario = any(c.phase is not None for c in phase.criteria)
-    return ((reached_name(phase.name),) if scenario else ()) + tuple(c.name for c in phase.criteria)
+    """The margins a phase's search takes the least of: its criteria's, and first (so that they govern a tie)
+    whether every realisation reached the scenario phases its criteria are in."""
+    reached = tuple(reached_name(p) for p in sorted({c.phase for c in phase.criteria if c.phase is not None}))
+    return reached + tuple(c.name for c in phase.criteria)
 
 
 def _band(runs: _Runs, criteria, found: LimitingHs):
     if found.status != "root" or not runs.extremes:
         return (math.nan, math.nan)
     near = min(runs.extremes, key=lambda h: abs(h - found.hs))
-    if any(c.name not in runs.extremes[near] for c in criteria):  # a phase some realisation did not reach there
+    # a limit set where realisations stop reaching the phase is a jump, not a statistic's root: no band
+    if found.governing.startswith("phase ") or any(c.name not in runs.extremes[near] for c in criteria):
         return (math.nan, math.nan)
     return bootstrap_band(criteria, runs.extremes[near], found)
 
