@@ -26,6 +26,11 @@ option is set per program, on the single-trajectory forward programs (``simulate
 realisation, ``forward_dynamics_jit``, the scenario segments), not in XLA_FLAGS.
 
 ``FORWARD_JIT_OPTIONS`` is the ``compiler_options`` dict for ``jax.jit`` (empty where not applied).
+
+Programs a job runs once or a few times (``ONE_OFF_JIT_OPTIONS``: the static equilibrium's Newton step, an
+output evaluation at one state) are compiled with LLVM's optimisation level 0: their run time is a few
+milliseconds whatever the level, their compile 30-45 % shorter (the floating crane's Newton step 3.6 -> 1.9-2.5 s,
+same residual; BENCHMARKS.md, "The first result from an empty compilation cache").
 """
 
 from __future__ import annotations
@@ -62,6 +67,7 @@ def set_xla_flags():
 
 
 FORWARD_JIT_OPTIONS = {"xla_cpu_scheduler_type": "CPU_SCHEDULER_TYPE_MEMORY_OPTIMIZED"} if _applies() else {}
+ONE_OFF_JIT_OPTIONS = {"xla_backend_optimization_level": 0} if _applies() else {}
 
 
 def _top_level_on_cpu(args) -> bool:
@@ -72,16 +78,17 @@ def _top_level_on_cpu(args) -> bool:
     return not traced and jax.default_backend() == "cpu"
 
 
-def forward_jit(fun=None, *, jit=eqx.filter_jit, **kwargs):
-    """``jit(fun)`` (``eqx.filter_jit`` or ``jax.jit``) with :data:`FORWARD_JIT_OPTIONS` where it is
-    called at the top level, without them inside another trace (``jax.grad``, a user's ``jax.jit``):
+def forward_jit(fun=None, *, jit=eqx.filter_jit, options=None, **kwargs):
+    """``jit(fun)`` (``eqx.filter_jit`` or ``jax.jit``) with :data:`FORWARD_JIT_OPTIONS` (or ``options``) where
+    it is called at the top level, without them inside another trace (``jax.grad``, a user's ``jax.jit``):
     XLA takes compiler options from the outermost program only.  Usable as a decorator."""
     if fun is None:
-        return lambda f: forward_jit(f, jit=jit, **kwargs)
+        return lambda f: forward_jit(f, jit=jit, options=options, **kwargs)
+    options = FORWARD_JIT_OPTIONS if options is None else options
     plain = jit(fun, **kwargs)
-    if not FORWARD_JIT_OPTIONS:
+    if not options:
         return plain
-    tuned = jit(fun, compiler_options=dict(FORWARD_JIT_OPTIONS), **kwargs)
+    tuned = jit(fun, compiler_options=dict(options), **kwargs)
 
     @functools.wraps(fun)
     def call(*args, **kw):
@@ -116,14 +123,16 @@ def strong_types(tree):
     return jax.tree_util.tree_map(strong, tree)
 
 
-def system_jit(fun, *, forward: bool = False):
-    """``eqx.filter_jit(fun)`` (:func:`forward_jit` with ``forward``) for the functions jaxmbd compiles
-    around a system, with the arguments passed through :func:`strong_types` first.
+def system_jit(fun, *, forward: bool = False, one_off: bool = False):
+    """``eqx.filter_jit(fun)`` (:func:`forward_jit` with ``forward``; with :data:`ONE_OFF_JIT_OPTIONS` for a
+    program run once or a few times, ``one_off``) for the functions jaxmbd compiles around a system, with the
+    arguments passed through :func:`strong_types` first.
 
     The compiled programs key on their arguments' types, weak or not: a system whose rope stiffness
     was set with ``jnp.asarray(2e4)`` and one whose arrays came from a file would each compile the
     whole run, though only values differ."""
-    jitted = forward_jit(fun) if forward else eqx.filter_jit(fun)
+    jitted = (forward_jit(fun) if forward else forward_jit(fun, options=ONE_OFF_JIT_OPTIONS) if one_off
+              else eqx.filter_jit(fun))
 
     @functools.wraps(fun)
     def call(*args, **kwargs):

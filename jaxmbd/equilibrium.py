@@ -108,9 +108,9 @@ def _newton_at(system, q, qf, delta, lam, mask, params, exact, forcing=None, t=0
 
 
 _newton_step = system_jit(lambda system, q, qf, delta, lam, mask, params, forcing, t, held:
-                          _newton_at(system, q, qf, delta, lam, mask, params, False, forcing, t, held))
+                          _newton_at(system, q, qf, delta, lam, mask, params, False, forcing, t, held), one_off=True)
 _newton_step_exact = system_jit(lambda system, q, qf, delta, lam, mask, params, forcing, t, held:
-                                _newton_at(system, q, qf, delta, lam, mask, params, True, forcing, t, held))
+                                _newton_at(system, q, qf, delta, lam, mask, params, True, forcing, t, held), one_off=True)
 
 
 def steady_sea(system: System, params=None):

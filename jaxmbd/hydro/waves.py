@@ -120,14 +120,22 @@ _X_GRID = np.linspace(0.3, 8.0, 4001)
 _X_MAX = float(_X_GRID[-1])
 
 
-def _pm_shape(x):
+def _xp(*values):
+    """numpy where every value is concrete (a spectrum evaluated as a run is set up: each jnp operation on
+    concrete values compiles a program of its own, some tens of milliseconds each from an empty cache),
+    jax.numpy where one is traced (a derivative with respect to Hs, a spectrum inside a compiled run)."""
+    traced = any(isinstance(v, jax.core.Tracer) for v in jax.tree_util.tree_leaves(values))
+    return jnp if traced else np
+
+
+def _pm_shape(x, xp=jnp):
     """Pierson-Moskowitz shape (5/16) x^-5 exp(-5/4 x^-4); ∫_0^∞ = 1/16."""
-    return 5.0 / 16.0 * x**-5 * jnp.exp(-1.25 * x**-4)
+    return 5.0 / 16.0 * x**-5 * xp.exp(-1.25 * x**-4)
 
 
-def _peak_factor(x, gamma, sigma_a, sigma_b):
-    sigma = jnp.where(x <= 1.0, sigma_a, sigma_b)
-    return gamma ** jnp.exp(-((x - 1.0) ** 2) / (2.0 * sigma**2))
+def _peak_factor(x, gamma, sigma_a, sigma_b, xp=jnp):
+    sigma = xp.where(x <= 1.0, sigma_a, sigma_b)
+    return gamma ** xp.exp(-((x - 1.0) ** 2) / (2.0 * sigma**2))
 
 
 class JONSWAP(eqx.Module):
@@ -162,29 +170,29 @@ class JONSWAP(eqx.Module):
     def omega_peak(self):
         return 2.0 * jnp.pi / self.tp
 
-    def normalisation(self):
+    def normalisation(self, xp=None):
         """C such that the spectrum integrates to Hs²/16 (C = 1 for γ = 1)."""
-        x = jnp.asarray(_X_GRID)
-        f = _pm_shape(x) * _peak_factor(x, self.gamma, self.sigma_a, self.sigma_b)
+        xp = xp or _xp(self.gamma, self.sigma_a, self.sigma_b)
+        gamma, sa, sb = (v if xp is jnp else np.asarray(v) for v in (self.gamma, self.sigma_a, self.sigma_b))
+        x = xp.asarray(_X_GRID)
+        f = _pm_shape(x, xp) * _peak_factor(x, gamma, sa, sb, xp)
         h = x[1] - x[0]
-        simpson = h / 3.0 * (f[0] + f[-1] + 4.0 * jnp.sum(f[1:-1:2]) + 2.0 * jnp.sum(f[2:-1:2]))
-        tail = (1.0 - jnp.exp(-1.25 * _X_MAX**-4)) / 16.0
+        simpson = h / 3.0 * (f[0] + f[-1] + 4.0 * xp.sum(f[1:-1:2]) + 2.0 * xp.sum(f[2:-1:2]))
+        tail = (1.0 - math.exp(-1.25 * _X_MAX**-4)) / 16.0
         return 1.0 / (16.0 * (simpson + tail))
 
     def density(self, omega):
-        """Spectral density S(ω) [m²·s/rad] at angular frequencies ω [rad/s] (ω ≤ 0 gives 0)."""
-        omega = jnp.asarray(omega, dtype=float)
-        wp = self.omega_peak
+        """Spectral density S(ω) [m²·s/rad] at angular frequencies ω [rad/s] (ω ≤ 0 gives 0).  Computed in
+        numpy where nothing is traced (:func:`_xp`; the same values), in jax.numpy otherwise."""
+        xp = _xp(self, omega)
+        leaves = (self.hs, self.tp, self.gamma, self.sigma_a, self.sigma_b)
+        hs, tp, gamma, sa, sb = leaves if xp is jnp else (np.asarray(v, dtype=float) for v in leaves)
+        omega = xp.asarray(omega, dtype=float)
+        wp = 2.0 * xp.pi / tp
         pos = omega > 0
-        x = jnp.where(pos, omega / wp, 1.0)
-        s = (
-            self.normalisation()
-            * self.hs**2
-            / wp
-            * _pm_shape(x)
-            * _peak_factor(x, self.gamma, self.sigma_a, self.sigma_b)
-        )
-        return jnp.where(pos, s, 0.0)
+        x = xp.where(pos, omega / wp, 1.0)
+        s = self.normalisation(xp) * hs**2 / wp * _pm_shape(x, xp) * _peak_factor(x, gamma, sa, sb, xp)
+        return xp.where(pos, s, 0.0)
 
     __call__ = density
 
