@@ -99,7 +99,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._xla import system_jit
+from ._xla import ONE_OFF_JIT_OPTIONS, system_jit
 from .conditions import (
     AllOf,
     AnyOf,
@@ -424,8 +424,7 @@ class Scenario(eqx.Module):
                     progress(f"phase {k} {p.name!r}: {float(_take(t, r, many)):.6g} s -> {event.time:.6g} s, "
                              f"ended by {event.trigger}: {event.detail}")
                 runs[r].stopped = self._time_limit(k, event, r if many else None)
-            starts = (jax.vmap(lambda s, a, b: _leaf_values(plan, kk, s, a, b)) if many else
-                      functools.partial(_leaf_values, plan, kk))(starts, t, seg.t_end)
+            starts = _next_starts(plan, kk, starts, t, seg.t_end, many)
             t, y = seg.t_end, seg.y_end
             if all(rec.stopped for rec in runs):
                 break
@@ -527,6 +526,14 @@ def _leaf_values(plan: _Plan, k, starts, t_start, t):
         ramp = start + jnp.clip(tgt - start, -rate * tau, rate * tau)
         out.append(jnp.where(to[k], jnp.where(rp[k], ramp, tgt), start))
     return tuple(out)
+
+
+@functools.partial(eqx.filter_jit, compiler_options=dict(ONE_OFF_JIT_OPTIONS) or None)
+def _next_starts(plan: _Plan, k, starts, t_start, t_end, many: bool):
+    """The leaves' values where phase k ends (the next phase's starts), over the realisations when ``many``: one
+    program for every phase (op by op, some tens of small ones to compile)."""
+    one = functools.partial(_leaf_values, plan, k)
+    return (jax.vmap(one) if many else one)(starts, t_start, t_end)
 
 
 def _system_at(system: System, plan: _Plan, k, starts, t_start, t) -> System:
@@ -634,8 +641,8 @@ def _outputs_over(system, plan, k, starts, t_start, ts, ys, forcing):
 
 _segment = system_jit(_segment_one, forward=True)
 _segments = system_jit(_segments_over, forward=True)
-_outputs_padded = system_jit(_outputs_one)
-_outputs_many = system_jit(_outputs_over)
+_outputs_padded = system_jit(_outputs_one, one_off=True)
+_outputs_many = system_jit(_outputs_over, one_off=True)
 
 
 # ---------------------------------------------------------------------------------------------
