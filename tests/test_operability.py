@@ -294,3 +294,33 @@ def test_a_phase_some_realisation_never_reached_fails_and_governs():
     assert in_b.status == "root" and abs(in_b.hs - 2.0) < 0.01 and in_b.governing == reached_name("b")
     in_a = limiting_hs(margins_at, search_names(OperationPhase("a", 1, (first,))), search)
     assert abs(in_a.hs - 3.0) < 0.01 and in_a.governing == "x in a"
+
+
+def test_the_gradient_model_takes_a_phase_some_realisation_never_reached_as_the_study_does():
+    """The limiting-Hs model of `jaxmbd tune` (its margins from one compiled program of the phases) reads a run
+    as the study does: of four realisations, one whose first phase hit its time limit never reaches the second,
+    so the second phase's criteria and its 'reached' margin are -1/4 (the study's rule), where all four reach it
+    the criteria's own margins and +inf; a solver that stopped inside a phase is still an error."""
+    from types import SimpleNamespace
+
+    from jaxmbd.operability.job import reached_name
+    from jaxmbd.optim.workability import LimitingHsModel
+    from jaxmbd.simulation import SimulationError
+
+    phases = [SimpleNamespace(until=object(), on_time_limit="stop", name=n) for n in ("first", "second")]
+    margins = np.array([0.4, 0.3])  # the program's margins: every phase's criteria; this model's are both
+    ended = np.array([[True, True], [True, True], [False, False], [True, True]])
+    ok = np.ones((4, 2), bool)
+    model = SimpleNamespace(tp=7.0, heading_deg=0.0, phase="second", _k=1, _own=[0, 1], names=("a", "b"),
+                            scenario=SimpleNamespace(phases=phases), _args=lambda: (), _values=lambda v: {},
+                            _margins_of=lambda *a: (margins, ok, ended))
+    model._checked = lambda *a: LimitingHsModel._checked(model, *a)
+    found = LimitingHsModel.margins(model, 2.0)
+    assert found == {reached_name("second"): -0.25, "a": -0.25, "b": -0.25}
+    model._margins_of = lambda *a: (margins, ok, np.ones((4, 2), bool))
+    assert LimitingHsModel.margins(model, 2.0) == {reached_name("second"): np.inf, "a": 0.4, "b": 0.3}
+    bad = ok.copy()
+    bad[1, 0] = False
+    model._margins_of = lambda *a: (margins, bad, np.ones((4, 2), bool))
+    with pytest.raises(SimulationError, match="realisation 1, phase 0 .* the integrator stopped"):
+        LimitingHsModel.margins(model, 2.0)

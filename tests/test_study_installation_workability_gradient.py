@@ -14,7 +14,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from jaxmbd.errors import InputError  # noqa: E402
-from jaxmbd.operability.job import _Runs  # noqa: E402
+from jaxmbd.operability.job import _Runs, reached_name  # noqa: E402
 from jaxmbd.operability.limiting import Search  # noqa: E402
 from jaxmbd.optim.workability import LimitingHsModel  # noqa: E402
 from jaxmbd.run import settings_of  # noqa: E402
@@ -34,7 +34,8 @@ def installation():
 def test_the_models_margins_are_the_operability_commands(installation):
     """At Hs 2 m, Tp 11 s: every criterion of the splash zone and of the landing (the hook load tracked at every
     step, the mudmats' loads at the saves) as the command's run reads them, to round-off (1e-9 relative; the
-    phases before the model's run in a loop of one compiled segment, the command's one program a phase)."""
+    phases before the model's run in a loop of one compiled segment, the command's one program a phase), and, as
+    the command's, that every realisation reached the phase."""
     table = installation.operability
     runs = _Runs(installation, installation.start(), dataclasses.replace(settings_of(installation), tp=11.0, heading=math.pi),
                  table.criteria)
@@ -42,7 +43,8 @@ def test_the_models_margins_are_the_operability_commands(installation):
     for phase in ("splash zone", "landing"):
         model = LimitingHsModel(installation, phase, 11.0, 180.0, ("hoist.EA",))
         got = model.margins(2.0)
-        assert set(got) == {c.name for p in table.phases if p.name == phase for c in p.criteria}
+        assert set(got) == {reached_name(phase)} | {c.name for p in table.phases if p.name == phase for c in p.criteria}
+        assert got[reached_name(phase)] == job[reached_name(phase)] == math.inf  # every realisation reaches it
         for name, value in got.items():
             assert value == pytest.approx(job[name], rel=1e-9, abs=1e-12), name
 

@@ -39,6 +39,7 @@ from .. import validity
 from ..errors import InputError, SimulationError
 from ..operability.alpha import HS_COLUMNS, LEVELS, TABLES
 from ..operability.criteria import extremes, margin_of
+from ..operability.job import reached_name, search_names
 from ..operability.limiting import Search, below_breaking, limiting_hs
 from ..operability.windows import SMOOTH_WIDTH, smooth_workability
 from ..paths import get_leaf, set_leaf
@@ -73,6 +74,9 @@ class LimitingHsModel:
             raise InputError(f"limiting Hs model: no phase {self.phase!r} in [operability]; its phases: {list(phases)}")
         self.criteria = phases[self.phase].criteria
         self.names = tuple(c.name for c in self.criteria)
+        # what the search takes the least of: as the study's (jaxmbd.operability.job.search_names), whether every
+        # realisation reached the phase first
+        self.search_names = search_names(phases[self.phase])
         system = with_sea_state(self.loaded.system, tp=self.tp, heading=math.radians(self.heading_deg))
         self.paths = tuple(self.paths)
         self.initial = {p: float(np.asarray(get_leaf(system, p)).reshape(-1)[0]) for p in self.paths}
@@ -153,29 +157,32 @@ class LimitingHsModel:
     def margins(self, hs: float, values: dict | None = None) -> dict:
         """{criterion: relative margin} at ``hs`` (m) and the design ``values`` (None: the file's)."""
         m = self._margins_of(*self._args(), jnp.asarray(hs, float), self._values(values))
-        if self.scenario is not None:
-            m = self._checked(hs, *m)[np.asarray(self._own)]
-        return dict(zip(self.names, (float(x) for x in m)))
+        if self.scenario is None:
+            return dict(zip(self.names, (float(x) for x in m)))
+        m, missed = self._checked(hs, *m)
+        found = dict(zip(self.names, (float(x) for x in np.asarray(m)[np.asarray(self._own)])))
+        if missed:  # as the study's runs: the phase fails by the fraction of realisations that never reached it
+            found = {n: -missed for n in found}
+        return {reached_name(self.phase): -missed if missed else math.inf} | found
 
     def _checked(self, hs, m, ok, ended):
-        """The margins of a run in phases, after the checks :func:`jaxmbd.run.run` makes of its realisations: the
-        solver finished each phase the operation reached (it stops after a phase that hit its time limit, unless the
-        phase says continue), and it reached this one."""
+        """(the margins, the fraction of realisations that never reached this model's phase) of a run in phases,
+        after the checks :func:`jaxmbd.run.run` makes of its realisations: the solver finished each phase the
+        operation reached (it stops after a phase that hit its time limit, unless the phase says continue)."""
         where = f"limiting Hs model at Hs {float(hs):.4g} m, Tp {self.tp:g} s, heading {self.heading_deg:g} deg"
         stops = np.array([p.until is not None and p.on_time_limit == "stop" for p in self.scenario.phases])
+        short = 0
         for r, (fine, end) in enumerate(zip(np.asarray(ok), np.asarray(ended))):
             stopped = np.flatnonzero(stops & ~end)
             last = stopped[0] if stopped.size else len(stops) - 1
             for j in np.flatnonzero(~fine[: last + 1]):
                 raise SimulationError(f"{where}: realisation {r}, phase {j} ({self.scenario.phases[j].name!r}): the "
                                       "integrator stopped before the phase's end")
-            if last < self._k:
-                p = self.scenario.phases[last]
-                raise SimulationError(f"{where}: realisation {r}: phase {last} ({p.name!r}) hit its time limit "
-                                      f"({p.max_duration:g} s) and the operation stops there, before {self.phase!r}")
-        if not np.all(np.isfinite(np.asarray(m)[np.asarray(self._own)])):
+            short += int(last < self._k)
+        missed = short / len(np.asarray(ok))
+        if not missed and not np.all(np.isfinite(np.asarray(m)[np.asarray(self._own)])):
             raise SimulationError(f"{where}: a margin of {self.phase!r} is not finite (the run diverged)")
-        return m
+        return m, missed
 
     def _values(self, values):
         values = dict(self.initial) if values is None else {**self.initial, **values}
@@ -185,7 +192,7 @@ class LimitingHsModel:
         """The root search (:func:`jaxmbd.operability.limiting.limiting_hs`) on this model's margins, below the
         breaking Hs of its period as the study's (:func:`jaxmbd.operability.limiting.below_breaking`)."""
         op = self.loaded.operability
-        return limiting_hs(lambda hs: self.margins(hs, values), self.names, below_breaking(search or op.search, self.tp))
+        return limiting_hs(lambda hs: self.margins(hs, values), self.search_names, below_breaking(search or op.search, self.tp))
 
     def gradient(self, found, values: dict | None = None) -> dict:
         """{path: dHs*/dp} at the root ``found`` (a :class:`~jaxmbd.operability.limiting.LimitingHs` of
@@ -193,6 +200,9 @@ class LimitingHsModel:
         if found.status != "root":
             raise InputError(f"limiting Hs gradient: the search found no root (status {found.status!r}): the limit "
                              "is the search's range, which does not move with the design")
+        if found.governing not in self.names:
+            raise InputError(f"limiting Hs gradient: the limit ({found.hs:.6g} m) is where realisations stop reaching phase "
+                             f"{self.phase!r} (an earlier phase hits its time limit): a jump of the margin, with no derivative")
         k = self.names.index(found.governing)
         vals = self._values(values)
         x0 = jnp.concatenate([jnp.asarray([found.hs], float), jnp.stack([vals[p] for p in self.paths])])
@@ -201,7 +211,9 @@ class LimitingHsModel:
             d = self._row_of(*self._args(), x0, jnp.zeros(len(self.names)).at[k].set(1.0))
         else:  # the program's margins are every phase's; the runs at the root checked as the search's were
             d, (_, ok, ended) = self._row_of(*self._args(), x0, self._own[k])
-            self._checked(found.hs, np.zeros(len(self.loaded.operability.criteria)), ok, ended)
+            if self._checked(found.hs, np.zeros(len(self.loaded.operability.criteria)), ok, ended)[1]:
+                raise InputError(f"limiting Hs gradient: at the root ({found.hs:.6g} m) a realisation does not reach phase "
+                                 f"{self.phase!r} (an earlier phase hits its time limit): no derivative there")
         if not float(d[0]) < 0:
             raise InputError(f"limiting Hs gradient: the governing margin does not fall with Hs at the root "
                              f"(dg/dHs = {float(d[0]):g})")
