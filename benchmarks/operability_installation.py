@@ -18,8 +18,8 @@ most the cell it was in) and each cell's time to ``DIR/timings.jsonl`` as it end
 time: a table taken in several sittings is summed over them, each sitting's first cell carrying that sitting's
 compile; with ``--process``, several processes share the cells (the wall is then each process's own, summed).
 The CPU time is the figure where a process was stopped for a while (the wall then counts the pause); it is
-not immune to sharing: on a machine busy with other work a process's CPU time grows too (a run of 20 realisations:
-18.3-18.7 s alone, 26.4 s of CPU beside two other processes), so a sitting to report runs on an otherwise idle
+not immune to sharing: on a machine busy with other work a process's CPU time grows too (the plain run below:
+21.4 s alone, 26.4 s of CPU beside two other processes), so a sitting to report runs on an otherwise idle
 machine.  The cells' key holds jaxmbd's code digest: the sittings run one commit's code (a checkout of its own),
 or the cells are refused.  On an accelerator ``limiting_table`` runs every cell's searches
 in lock-step, the sea states of a round as one program.  Writes ``benchmarks/results/operability_installation.md``.
