@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
@@ -205,3 +206,10 @@ def compose_to_roots(parents, R, p):
         R, p = spatial.compose(R[up], p[up], R, p)
         up = up[up]
     return R[:n], p[:n]
+
+
+@eqx.filter_jit
+def placements(model: Model, q):
+    """:func:`forward_kinematics` as one compiled program, for setting a system up at a configuration: op by op,
+    it is a few dozen small programs to compile from an empty cache."""
+    return forward_kinematics(model, q)

@@ -56,6 +56,7 @@ import numpy as np
 
 from .. import spatial
 from ..errors import InputError
+from ..kinematics import placements
 from ..model import Model
 from ..system import Context, Contribution, ForceElement
 from .bem import HydroData
@@ -98,21 +99,12 @@ def _hulls_in_body_frames(model, name, bodies, hulls, hydrostatics, froude_krylo
                  for h, b in zip(hulls, bodies))
 
 
-@eqx.filter_jit
-def _placements(model, q):
-    """The bodies' world rotations and positions at ``q``, as one compiled program: op by op, forward kinematics
-    is a few dozen small programs to compile when a hydro body is set up."""
-    from ..kinematics import forward_kinematics
-
-    return forward_kinematics(model, q)
-
-
 def _carried_masses(model, q, bodies) -> tuple:
     """Per hydro body: the mass [kg] and centre of gravity (world, at ``q``) of the model bodies it
     carries (itself and every body below it that is not below another hydro body)."""
     from ..spatial import inertia_parts
 
-    Rw, pw = (np.asarray(a) for a in _placements(model, q))
+    Rw, pw = (np.asarray(a) for a in placements(model, q))
     m, c, _ = (np.asarray(a) for a in inertia_parts(model.inertia))
     owner = {}
     for i in range(model.n_bodies):
@@ -505,7 +497,7 @@ def create_hydro_body(
     if 6 * nb != hydro.added_mass_inf.shape[-1]:
         raise InputError(f"{hydro.source}: {nb} bodies named for {hydro.added_mass_inf.shape[-1] // 6} hydro bodies")
     q = model.neutral() if q_equilibrium is None else jnp.asarray(q_equilibrium)
-    Rw, pw = _placements(model, q)
+    Rw, pw = placements(model, q)
     origin = np.asarray(origin, float)
     ref_world = np.asarray(hydro.reference_point, float) + origin
     ref_body = []
