@@ -207,8 +207,9 @@ class _Runs:
         for e in result.excursions:
             what = f"{e.element}: {e.quantity} outside {e.limit}"
             self.left[what] = min(self.left.get(what, math.inf), hs)
+        phases = {c.phase for c in self.criteria if c.phase is not None}
         short = {}  # phase -> the fraction of realisations that never reached it, where some did not
-        for name in {c.phase for c in self.criteria if c.phase is not None}:
+        for name in phases:
             missed = 1.0 - reached_fraction(result, name)
             if missed > 0:
                 short[name] = missed
@@ -219,7 +220,7 @@ class _Runs:
         self.extremes[hs] = kept
         found = {c.name: float(margin_of(c, *kept[c.name])) for c in counted}
         found |= {c.name: -short[c.phase] for c in self.criteria if c.phase in short}
-        found |= {reached_name(p): -short[p] if p in short else math.inf for p in {c.phase for c in self.criteria if c.phase is not None}}
+        found |= {reached_name(p): -short[p] if p in short else math.inf for p in phases}
         return found
 
 
@@ -240,7 +241,8 @@ def _band(runs: _Runs, criteria, found: LimitingHs):
         return (math.nan, math.nan)
     near = min(runs.extremes, key=lambda h: abs(h - found.hs))
     # a limit set where realisations stop reaching the phase is a jump, not a statistic's root: no band
-    if found.governing.startswith("phase ") or any(c.name not in runs.extremes[near] for c in criteria):
+    reached = {reached_name(c.phase) for c in criteria if c.phase is not None}
+    if found.governing in reached or any(c.name not in runs.extremes[near] for c in criteria):
         return (math.nan, math.nan)
     return bootstrap_band(criteria, runs.extremes[near], found)
 
