@@ -98,14 +98,14 @@ def _hs_tables(lim) -> list:
     lines = []
     tps = lim["tp"].values
     for k, phase in enumerate(lim["phase"].values):
-        lines += ["", f"Limiting Hs (m), {phase} (`>`: holds up to the search's ceiling):", "",
+        lines += ["", f"Limiting Hs (m), {phase} (`>`: holds up to the search's ceiling; `<`: fails at its floor; `~`: bracket wider than the tolerance):", "",
                   "| heading (deg) | " + " | ".join(f"Tp {t:g} s" for t in tps) + " |",
                   "|---|" + "---|" * len(tps)]
         for h, head in enumerate(lim["heading"].values):
             cells = []
             for j in range(len(tps)):
                 st = lim["status"].values[k, h, j]
-                cells.append((">" if st == "above" else "<" if st == "below" else "") + f"{lim['limiting_hs'].values[k, h, j]:.2f}")
+                cells.append({"above": ">", "below": "<", "unconverged": "~"}.get(st, "") + f"{lim['limiting_hs'].values[k, h, j]:.2f}")
             lines.append(f"| {head:g} | " + " | ".join(cells) + " |")
     return lines
 

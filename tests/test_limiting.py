@@ -95,10 +95,33 @@ def test_limiting_hs_of_a_linear_oscillator_equals_the_closed_form(unit_response
     assert found.status == "root" and found.governing == crit.name
     assert found.hs == pytest.approx(expected, rel=0.01)
     assert len(found.history) <= 8  # linear in Hs: regula falsi lands in a step or two after the bracket
-    lo, hi = bootstrap_band([crit], extremes_of([crit], runs[min(runs, key=lambda h: abs(h - found.hs))]), found)
+    near = min(runs, key=lambda h: abs(h - found.hs))
+    lo, hi = bootstrap_band([crit], extremes_of([crit], runs[near]), found, at=near)
     assert lo < found.hs < hi and hi - lo < 0.05 * expected
     if exposure is None:  # extrapolated to 3 h, the fitted Gumbel's own shape error (0.25 % here) exceeds the band
         assert lo < expected < hi
+
+
+def test_band_is_centred_on_the_root_from_a_run_off_it(unit_response):
+    """The band's resamples move the run they come from (here 0.3 m below the root) to their own roots: with every
+    realisation alike, each resample is that run and its root the root itself (a margin linear in Hs: exact to
+    1e-12), not the run's mirror image about the root."""
+    x = np.repeat(unit_response[:1], 8, axis=0)  # eight realisations alike
+    crit = Criterion("x", upper=1.0, statistic="mean")
+    peak = float(np.max(x))
+    root, at = 1.0 / peak, 0.7 / peak
+    found = LimitingHs(root, "root", crit.name, {}, -peak, (root - 0.01, root + 0.01), ())
+    lo, hi = bootstrap_band([crit], extremes_of([crit], _result(at * x)), found, at=at)
+    assert lo == pytest.approx(root, rel=1e-12) and hi == pytest.approx(root, rel=1e-12)
+
+
+def test_search_that_runs_out_of_evaluations_says_so():
+    """A bracket still wider than the tolerance when the runs allowed end is reported "unconverged" with that
+    bracket, not as a root."""
+    found = limiting_hs(lambda hs: {"g": float(np.tanh(3.0 - hs))}, search=Search(hs_start=1.0, tolerance=1e-9, max_evaluations=6))
+    a, b = found.bracket
+    assert found.status == "unconverged" and b - a > 1e-9 and a <= found.hs <= b
+    assert limiting_hs(lambda hs: {"g": float(np.tanh(3.0 - hs))}, search=Search(hs_start=1.0, tolerance=1e-3)).status == "root"
 
 
 def test_common_random_numbers_make_the_margin_linear_in_hs(unit_response):

@@ -114,14 +114,15 @@ def _print_limits(limits, op, table_text):
             row = [str(phase), f"{heading:g}"]
             for j in range(limits.sizes["tp"]):
                 hs, st = float(limits["operational_hs"][k, h, j]), str(limits["status"].values[k, h, j])
-                mark = {"above": ">", "below": "<"}.get(st, "")
+                mark = {"above": ">", "below": "<", "unconverged": "~"}.get(st, "")
                 gov = str(limits["governing"].values[k, h, j])
                 row.append(f"{mark}{hs:.2f} [{names.index(gov) + 1 if gov in names else '?'}]")
             rows.append(row)
     print(table_text(rows, ["phase", "heading (deg)"] + [f"Tp {t:g} s" for t in limits["tp"].values]))
     if np.any(limits["status"].values != "root"):
         print("(>: every criterion holds up to the search's ceiling, hs_max or the steepest sea of the period that does not "
-              "break; <: one fails already at the smallest Hs searched)")
+              "break; <: one fails already at the smallest Hs searched; ~: the search's runs ended before its bracket was as narrow as its "
+              "tolerance)")
 
 
 def _print_validity(limits):

@@ -244,7 +244,7 @@ def _band(runs: _Runs, criteria, found: LimitingHs):
     reached = {reached_name(c.phase) for c in criteria if c.phase is not None}
     if found.governing in reached or any(c.name not in runs.extremes[near] for c in criteria):
         return (math.nan, math.nan)
-    return bootstrap_band(criteria, runs.extremes[near], found)
+    return bootstrap_band(criteria, runs.extremes[near], found, at=near)
 
 
 def _runs(case, start, base, table: OperabilityTable, h: int, j: int) -> _Runs:
@@ -397,7 +397,8 @@ def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, 
         "alpha": (dims, alpha, {"units": "1", "long_name": "alpha factor (DNV-OS-H101 Section 4 B700)"}),
         "operational_hs": (dims, alpha * hs, {"units": "m", "long_name": "operational limit, alpha x limiting Hs"}),
         "status": (dims, status.astype(str), {"long_name": "root: found; above: holds up to the search's ceiling (hs_ceiling); "
-                                                           "below: fails at hs_min"}),
+                                                           "below: fails at hs_min; unconverged: a root, its bracket "
+                                                           "wider than the search's tolerance after max_evaluations runs"}),
         "hs_ceiling": ("tp", np.array([search_at(table, j).hs_max for j in range(len(table.tp))]),
                        {"units": "m", "long_name": "the search's ceiling: hs_max, or lower where a sea of the period would be "
                                                    "steeper than DNV-RP-C205's limit (1/15 to Tp 8 s, 1/25 from 15 s)"}),

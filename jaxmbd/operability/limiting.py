@@ -10,14 +10,16 @@ search converges in a few runs where a grid would need many.
 The search (:func:`limiting_hs`): from ``hs_start``, up by ``factor`` while g ≥ 0 (down while g < 0)
 until g changes sign, or the range [``hs_min``, ``hs_max``] ends (then the result says so: ``status``
 ``"above"``, every criterion holds up to ``hs_max``; ``"below"``, one fails already at ``hs_min``);
-then the Illinois variant of regula falsi on the bracket until it is narrower than ``tolerance`` (m).
+then the Illinois variant of regula falsi on the bracket, each point at least half the tolerance inside it
+(so that the bracket narrows where a point lands on the root), until it is narrower than ``tolerance`` (m)
+(``status`` ``"root"``; ``"unconverged"`` when ``max_evaluations`` runs end first: the bracket is wider).
 The limiting Hs is the last bracket's linear root; the governing criterion is the one with the least
 margin there.  Evaluations are cached by Hs, so the phases of one operation, searched one after the
 other on the same runs, share their evaluations.
 
-The realisations' uncertainty (:func:`bootstrap_band`): the realisations at the root resampled with
-replacement; each resample's margin, divided by the slope of g at the root (the last bracket's secant),
-moves the root; the band is the resamples' central ``level`` interval.  It is the uncertainty of the
+The realisations' uncertainty (:func:`bootstrap_band`): the realisations of the run nearest the root
+resampled with replacement; each resample's margin there, divided by the slope of g at the root (the last
+bracket's secant), moves that run's Hs to the resample's root; the band is the resamples' central ``level`` interval.  It is the uncertainty of the
 statistic from a finite number of realisations, not of the model.
 
 The gradient (:func:`limiting_hs_gradient`): at the root g(Hs*, p) = 0, so
@@ -77,7 +79,8 @@ def below_breaking(search: Search, tp: float) -> Search:
 @dataclasses.dataclass(frozen=True)
 class LimitingHs:
     """A root search's answer: ``hs`` (m; ``hs_max`` when ``status == "above"``, ``hs_min`` when
-    ``"below"``), ``status`` (``"root"``, ``"above"``, ``"below"``), the ``governing`` criterion and
+    ``"below"``), ``status`` (``"root"``, ``"above"``, ``"below"``, or ``"unconverged"``: a root in the
+    ``bracket``, the runs allowed ended before it was ``tolerance`` wide), the ``governing`` criterion and
     every criterion's ``margins`` at the nearest evaluation, the ``slope`` dg/dHs of the last bracket
     (1/m), the ``bracket`` (m) and the evaluations ``(hs, g)`` in the order they ran."""
 
@@ -150,6 +153,9 @@ def search_steps(names, search: Search):
     side = 0
     while abs(b - a) > s.tolerance and len(history) < s.max_evaluations:
         c = b - gb * (b - a) / (gb - ga)
+        # at least half the tolerance from either end: a point landing on the root from one side would otherwise
+        # move that end by round-off while the other stays, and the bracket would never narrow (Brent's least step)
+        c = min(max(c, a + 0.5 * s.tolerance), b - 0.5 * s.tolerance) if a < b else max(min(c, a - 0.5 * s.tolerance), b + 0.5 * s.tolerance)
         gc = _g((yield from f(c)), names)
         history.append((c, gc))
         if gc >= 0:
@@ -166,7 +172,8 @@ def search_steps(names, search: Search):
     hs = a - ga_true * (b - a) / (gb_true - ga_true)
     near = a if abs(ga_true) <= abs(gb_true) else b
     m = yield from f(near)
-    return LimitingHs(float(hs), "root", min(names, key=lambda n: m[n]), {n: m[n] for n in names},
+    status = "root" if abs(b - a) <= s.tolerance else "unconverged"
+    return LimitingHs(float(hs), status, min(names, key=lambda n: m[n]), {n: m[n] for n in names},
                       float((gb_true - ga_true) / (b - a)), (float(a), float(b)), tuple(history))
 
 
@@ -190,10 +197,10 @@ def limiting_hs(margins_at, names=None, search: Search | None = None) -> Limitin
     return drive(search_steps(names, s), f)
 
 
-def bootstrap_band(criteria, kept: dict, found: LimitingHs, *, level: float = 0.9, n: int = 400, seed: int = 0):
+def bootstrap_band(criteria, kept: dict, found: LimitingHs, *, at: float, level: float = 0.9, n: int = 400, seed: int = 0):
     """(low, high) Hs (m): the central ``level`` interval of the limiting Hs over ``n`` resamples of the
-    realisations of the run at the root, each moved by its margin over the root's slope.  ``kept``: that
-    run's :func:`jaxmbd.operability.criteria.extremes_of`.  NaN below :data:`MIN_BAND_REALISATIONS`
+    realisations of the run nearest the root, at Hs ``at`` (m), each resample's root ``at`` − margin / slope
+    (the slope of g at the root).  ``kept``: that run's :func:`jaxmbd.operability.criteria.extremes_of`.  NaN below :data:`MIN_BAND_REALISATIONS`
     realisations (resamples of fewer repeat a few combinations and say nothing) or without a root."""
     nr = len(next(iter(kept.values()))[0]) if kept else 0
     if nr < MIN_BAND_REALISATIONS or found.status != "root" or not found.slope < 0:
@@ -203,7 +210,7 @@ def bootstrap_band(criteria, kept: dict, found: LimitingHs, *, level: float = 0.
     for c in criteria:
         extreme, static, seconds = kept[c.name]
         gs = np.minimum(gs, np.asarray(margin_of(c, extreme[picks], None if static is None else static[picks], seconds)))
-    hs = found.hs - gs / found.slope
+    hs = at - gs / found.slope
     lo, hi = np.quantile(hs, [(1 - level) / 2, (1 + level) / 2])
     return (float(lo), float(hi))
 

@@ -385,6 +385,10 @@ def workability_gradient(models, series, month: int, *, durations, values=None, 
             raise InputError(f"workability_gradient: phase {name!r} needs models at two periods or more (its limit is a curve in Tp)")
         # a search that found no root sits at its range's end, which does not move with the design: derivative 0
         curves.append((tps, [max((k for k in mine if models[k].tp == tp), key=lambda k: found[k].hs) for tp in tps]))
+    loose = [f"{models[k].phase!r} at Tp {models[k].tp:g} s" for _, best in curves for k in best if found[k].status == "unconverged"]
+    if loose:
+        raise InputError(f"workability_gradient: the search's bracket is wider than its tolerance after max_evaluations runs "
+                         f"({', '.join(loose)}): raise max_evaluations")
     hs = [jnp.asarray([found[k].hs for k in best]) for _, best in curves]
     grads = [[models[k].gradient(found[k], values) if found[k].status == "root" else dict.fromkeys(paths, 0.0) for k in best]
              for _, best in curves]
