@@ -186,6 +186,13 @@ def test_cells_split_over_two_processes_or_resumed_give_bitwise_the_same_table(t
     changed = dataclasses.replace(op, seed=2)
     with pytest.raises(ValueError, match=r"cell_h00_t000.json: computed for another study \(changed: seed\)"):
         limiting_table(loaded, changed, out_dir=tmp_path / "one")
+    # what decides a run beyond the table: the integrator and save step, and the [scenario]'s phases
+    finer = dataclasses.replace(loaded, integrator=dataclasses.replace(loaded.integrator, dt=loaded.integrator.dt / 2))
+    with pytest.raises(ValueError, match=r"computed for another study \(changed: integrator\)"):
+        limiting_table(finer, op, out_dir=tmp_path / "one")
+    phased = dataclasses.replace(loaded, scenario={"name": "s", "phases": [{"name": "lift", "max_duration": 60.0}]})
+    with pytest.raises(ValueError, match=r"computed for another study \(changed: duration, scenario\)"):
+        limiting_table(phased, dataclasses.replace(op, duration=None), out_dir=tmp_path / "one")
 
 
 def test_the_cells_in_lock_step_agree_with_one_at_a_time_and_split_bitwise(two_cells, tmp_path):

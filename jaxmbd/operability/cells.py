@@ -3,7 +3,8 @@
 A cell (heading h, period j) holds every phase's search at that sea state: limiting Hs, band, status,
 governing criterion, the runs it took and the ranges of validity they left.  Its file, ``cells/
 cell_h<h>_t<j>.json``, carries the cell's key (the system's and the start's digests, the sea state, the
-realisations and seed, the search, the criteria and jaxmbd's code digest, as a sweep's cells do); a file
+realisations and seed, the search, the criteria, the integrator and save step, a digest of the scenario and
+jaxmbd's code digest, as a sweep's cells do); a file
 whose key differs was computed for another study and is refused (or recomputed with ``force``).  JSON
 writes a float by its shortest round-trip repr, so a cell read back is bitwise the cell computed: a study
 split over processes (each takes the cells k with k mod count = its index) or killed and resumed gives
@@ -12,6 +13,7 @@ bitwise the table of one uninterrupted process.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -25,13 +27,21 @@ def cell_path(out: Path, h: int, j: int) -> Path:
     return Path(out) / "cells" / f"cell_h{h:02d}_t{j:03d}.json"
 
 
-def cell_key(system, start, table, h: int, j: int) -> dict:
-    """Everything that decides the numbers of cell (h, j), as a dict of strings and numbers."""
+def cell_key(system, start, table, h: int, j: int, *, settings, scenario) -> dict:
+    """Everything that decides the numbers of cell (h, j), as a dict of strings and numbers: with the run's
+    ``settings`` (its integrator and save step) and the file's ``[scenario]`` table (its phases' speeds, depths
+    and conditions), so that a cell computed before either changed is not taken for this study's."""
     base = with_sea_state(system, hs=0.0, tp=0.0, heading=0.0)
     return {"system": tree_digest(base)[:16], "start": tree_digest((start.q, start.v, start.z))[:16],
             "heading_deg": float(table.headings_deg[h]), "tp": float(table.tp[j]), "seed": int(table.seed),
             "realisations": int(table.n_realisations), "duration": table.duration, "search": repr(table.search),
-            "phases": repr([(p.name, p.criteria) for p in table.phases]), "jaxmbd": code_digest()}
+            "phases": repr([(p.name, p.criteria) for p in table.phases]), "integrator": repr(settings.integrator),
+            "save_dt": settings.save_dt, "scenario": _digest(scenario), "jaxmbd": code_digest()}
+
+
+def _digest(table) -> str:
+    """A digest of a file's table (None: none), its keys in order."""
+    return hashlib.sha256(json.dumps(table, sort_keys=True, default=repr).encode()).hexdigest()[:16]
 
 
 def write_cell(path: Path, key: dict, cell: dict):

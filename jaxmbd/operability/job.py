@@ -347,7 +347,8 @@ def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, 
     base = settings_of(case, n_realisations=table.n_realisations, seed=table.seed, duration=table.duration)
     total = len(table.headings_deg) * len(table.tp)
     where = [divmod(k, len(table.tp)) for k in range(total)]
-    keys = [cell_key(case.system, start, table, h, j) if out_dir is not None else None for h, j in where]
+    keys = [cell_key(case.system, start, table, h, j, settings=base, scenario=getattr(case, "scenario", None))
+            if out_dir is not None else None for h, j in where]
 
     def read(k, force=force):
         return read_cell(cell_path(out_dir, *where[k]), keys[k], force=force) if out_dir is not None else None
