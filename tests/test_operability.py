@@ -133,13 +133,26 @@ def _lift_text(replace=None, append=""):
     ({'forecast_level = "base"': 'forecast_level = "Z"'}, "operability.forecast_level", "unknown value 'Z'"),
     ({"duration = 200.0                          # s per realisation\n": ""}, "operability.duration", "missing"),
     ({"seed = 1\nhs_max": "sed = 1\nhs_max"}, "operability.sed", "unknown key"),
+    ({"n_realisations = 8": "n_realisations = 1"}, "operability.n_realisations", "expected 2 or more: an exposure"),
+    ({}, "operability.phases[1].criteria[0]", "named 'hoist/tension <= 300000' like operability.phases[0].criteria[0]"),
 ])
 def test_a_bad_operability_table_is_one_line_naming_the_key(tmp_path, replace, field, message):
     path = tmp_path / "lift.toml"
-    path.write_text(_lift_text(replace))
+    # a second phase: the crane's limit again, over another exposure (without a [scenario], under the same name)
+    other = ('\n[[operability.phases]]\nname = "set"\nhours = 1\n[[operability.phases.criteria]]\noutput = "hoist/tension"\n'
+             'upper = 3.0e5\nexposure = 600.0\n' if "phases[1]" in field else "")
+    path.write_text(_lift_text(replace, other))
     with pytest.raises(SystemFileError) as info:
         load_system(path, validate=False)
     assert info.value.field == field and message in str(info.value) and "\n" not in str(info.value), str(info.value)
+
+
+def test_a_criterion_named_in_the_file_keeps_its_own_margin(tmp_path):
+    path = tmp_path / "lift.toml"
+    path.write_text(_lift_text(append='\n[[operability.phases]]\nname = "set"\nhours = 1\n[[operability.phases.criteria]]\n'
+                                      'output = "hoist/tension"\nupper = 3.0e5\nexposure = 600.0\nname = "crane, 10 min"\n'))
+    op = load_system(path, validate=False).operability
+    assert [c.name for c in op.criteria] == ["hoist/tension <= 300000", "hoist/tension >= 0.1 x static", "crane, 10 min"]
 
 
 def test_a_phase_that_the_scenario_does_not_have_is_named(tmp_path):

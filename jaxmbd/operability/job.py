@@ -21,6 +21,7 @@ The file's ``[operability]`` table (docs/operability.md gives the schema)::
     upper = 4.0e5                 # N; or lower = ..., or lower_fraction = 0.1 (DNV's slack rule)
     statistic = "mpm"             # of the per-realisation maxima; "mean", "p90"
     exposure = 3600.0             # s: the MPM over this exposure (Gumbel, k = exposure / window)
+    name = "hook load"            # how tables call it (default: the output and its bound, and the phase)
 
 The study (:func:`limiting_table`) solves the start once and, for each heading and period, searches the
 limiting Hs of every phase on shared runs (:class:`jaxmbd.operability.limiting.Evaluations`): one
@@ -74,6 +75,17 @@ class OperabilityTable:
     forecast_level: str | None = "base"
     alpha: float | None = None
 
+    def __post_init__(self):
+        named = {}
+        for p in self.phases:
+            for c in p.criteria:
+                if named.setdefault(c.name, c) != c:
+                    raise InputError(f"operability: two different criteria are both named {c.name!r} (a margin is kept by "
+                                     "name: one would stand for the other); give each its own name")
+        if self.n_realisations < 2 and any(c.exposure is not None for c in self.criteria):
+            raise InputError(f"operability: an exposure needs 2 realisations or more (the Gumbel it extrapolates is fitted to "
+                             f"their maxima), got {self.n_realisations}")
+
     @property
     def hours(self) -> int:
         """T_POP (h): the planned operation period, the sum of the phases' hours."""
@@ -87,7 +99,7 @@ class OperabilityTable:
 _KEYS = ("headings_deg", "tp", "n_realisations", "duration", "seed", "hs_start", "hs_max", "tolerance",
          "forecast_level", "alpha", "phases")
 _PHASE_KEYS = ("name", "hours", "criteria")
-_CRITERION_KEYS = ("output", "upper", "lower", "lower_fraction", "statistic", "exposure")
+_CRITERION_KEYS = ("output", "upper", "lower", "lower_fraction", "statistic", "exposure", "name")
 
 
 def read_operability(reader, cfg, system, scenario) -> OperabilityTable | None:
@@ -117,6 +129,8 @@ def read_operability(reader, cfg, system, scenario) -> OperabilityTable | None:
     if level is not None and alpha is not None:
         r.fail(f"{f}.alpha", "give forecast_level (alpha from DNV's table) or alpha (a number), not both")
     phases = _phases(r, s, f, reader.output_shapes(system), scenario)
+    if r.integer(s, f, "n_realisations", 8, ge=1) < 2 and any(c.exposure is not None for p in phases for c in p.criteria):
+        r.fail(f"{f}.n_realisations", "expected 2 or more: an exposure extrapolates a Gumbel fitted to the realisations' maxima")
     table = OperabilityTable(phases, grids["headings_deg"], grids["tp"], r.integer(s, f, "n_realisations", 8, ge=1),
                              duration, r.integer(s, f, "seed", 0, ge=0), search,
                              level if alpha is None else None, alpha)
@@ -138,7 +152,7 @@ def _search(r, s, f) -> Search:
 def _phases(r, s, f, outputs, scenario) -> tuple:
     scalar = sorted(k for k, shape in outputs.items() if shape == ())
     names = [p.get("name") for p in (scenario or {}).get("phases", [])]
-    phases, seen = [], set()
+    phases, seen, named = [], set(), {}
     for k, p in enumerate(r.tables(r.get(s, f, "phases"), f"{f}.phases")):
         w = f"{f}.phases[{k}]"
         p = r.table(p, w, _PHASE_KEYS)
@@ -153,6 +167,10 @@ def _phases(r, s, f, outputs, scenario) -> tuple:
         for j, c in enumerate(r.tables(r.get(p, w, "criteria"), f"{w}.criteria")):
             crit.append(_criterion(r, r.table(c, f"{w}.criteria[{j}]", _CRITERION_KEYS), f"{w}.criteria[{j}]",
                                    outputs, scalar, name if scenario is not None else None))
+            other = named.setdefault(crit[-1].name, (crit[-1], f"{w}.criteria[{j}]"))
+            if other[0] != crit[-1]:
+                r.fail(f"{w}.criteria[{j}]", f"named {crit[-1].name!r} like {other[1]}, which differs from it; "
+                       "give one a name (key 'name')")
         if not crit:
             r.fail(f"{w}.criteria", "a phase needs at least one criterion")
         phases.append(OperationPhase(name, hours, tuple(crit)))
@@ -170,7 +188,7 @@ def _criterion(r, c, w, outputs, scalar, phase) -> Criterion:
     kw = {k: r.number(c, w, k, None) for k in ("upper", "lower", "lower_fraction")}
     try:
         return Criterion(out, **kw, statistic=r.string(c, w, "statistic", "mpm"),
-                         exposure=r.number(c, w, "exposure", None, gt=0.0), phase=phase)
+                         exposure=r.number(c, w, "exposure", None, gt=0.0), phase=phase, name=r.string(c, w, "name", ""))
     except InputError as exc:
         r.fail(w, str(exc).split(": ", 1)[-1])
 
