@@ -44,7 +44,7 @@ def _case(case: str) -> dict:
     jax.config.update("jax_enable_compilation_cache", False)
     import jaxmbd
     from jaxmbd.operability.hindcast import sample_hindcast
-    from jaxmbd.operability.job import limiting_table, site_table
+    from jaxmbd.operability.job import limiting_table, site_table, spectrum_gamma
     from jaxmbd.run import start_of
 
     loaded = jaxmbd.load_system(Path(ROOT) / FILE)
@@ -59,7 +59,7 @@ def _case(case: str) -> dict:
         job.run_sea_states = lambda *a, **k: programs.append(len(a[3])) or plain(*a, **k)
     if case in ("operability", "together"):
         limits = limiting_table(loaded, op, start=start, together=1 if case == "operability" else len(op.headings_deg) * len(op.tp))
-        site_table(limits, op, sample_hindcast())
+        site_table(limits, op, sample_hindcast(), gamma=spectrum_gamma(loaded))
         runs = int(limits["runs"].sum())
         extra = {"cells": int(limits["runs"].size), "searches": int(limits["limiting_hs"].size)}
     else:

@@ -98,7 +98,8 @@ def _hs_tables(lim) -> list:
     lines = []
     tps = lim["tp"].values
     for k, phase in enumerate(lim["phase"].values):
-        lines += ["", f"Limiting Hs (m), {phase} (`>`: holds up to the search's ceiling; `<`: fails at its floor; `~`: bracket wider than the tolerance):", "",
+        legend = "`>`: holds up to the search's ceiling; `<`: fails at its floor; `~`: bracket wider than the tolerance"
+        lines += ["", f"Limiting Hs (m), {phase} ({legend}):", "",
                   "| heading (deg) | " + " | ".join(f"Tp {t:g} s" for t in tps) + " |",
                   "|---|" + "---|" * len(tps)]
         for h, head in enumerate(lim["heading"].values):

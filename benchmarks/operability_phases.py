@@ -42,7 +42,7 @@ def _case(case: str) -> dict:
     jax.config.update("jax_enable_compilation_cache", False)
     import jaxmbd
     from jaxmbd.operability.hindcast import sample_hindcast
-    from jaxmbd.operability.job import limiting_table, site_table
+    from jaxmbd.operability.job import limiting_table, site_table, spectrum_gamma
     from jaxmbd.run import start_of
 
     loaded = jaxmbd.load_system(Path(ROOT) / FILE)
@@ -57,7 +57,7 @@ def _case(case: str) -> dict:
     else:
         together = len(op.headings_deg) * len(op.tp) if case.endswith("together") else 1
         limits = limiting_table(loaded, op, start=start_of(loaded), together=together)
-        site = site_table(limits, op, sample_hindcast())
+        site = site_table(limits, op, sample_hindcast(), gamma=spectrum_gamma(loaded))
         runs = int(limits["runs"].sum())
         extra = {"cells": int(limits["runs"].size), "searches": int(limits["limiting_hs"].size),
                  "limits": {p: [round(float(x), 3) for x in limits["limiting_hs"].sel(phase=p).values.ravel()]

@@ -11,7 +11,7 @@ from jaxmbd.cli import main
 from jaxmbd.io.system_file import SystemFileError, load_system
 from jaxmbd.operability.alpha import alpha_factor
 from jaxmbd.operability.hindcast import sample_hindcast
-from jaxmbd.operability.job import limiting_table, operation, site_series
+from jaxmbd.operability.job import limiting_table, operation, site_series, spectrum_gamma
 from jaxmbd.operability.windows import go
 
 SMALL_LIFT = Path(__file__).resolve().parents[1] / "jaxmbd" / "data" / "small_lift.toml"
@@ -80,7 +80,7 @@ def test_the_site_table_is_the_weather_windows_of_the_limits(smoke):
     lim, site = xr.open_dataset(smoke / "limits.nc"), xr.open_dataset(smoke / "site.nc")
     loaded = load_system(SMALL_LIFT, validate=False)
     op = loaded.operability
-    series = site_series(sample_hindcast())
+    series = site_series(sample_hindcast(), gamma=spectrum_gamma(loaded))
     starts = go(series, operation(lim, op))
     month = series.month
     counts = [int(np.sum(starts.go & (month == m))) for m in range(1, 13)]
@@ -153,6 +153,21 @@ def test_a_criterion_named_in_the_file_keeps_its_own_margin(tmp_path):
                                       'output = "hoist/tension"\nupper = 3.0e5\nexposure = 600.0\nname = "crane, 10 min"\n'))
     op = load_system(path, validate=False).operability
     assert [c.name for c in op.criteria] == ["hoist/tension <= 300000", "hoist/tension >= 0.1 x static", "crane, 10 min"]
+
+
+def test_the_sites_tp_is_read_for_the_studys_own_spectrum(tmp_path):
+    """The hindcast gives Tz; the limits are curves in the Tp of the file's spectrum, so its hours are read as
+    that spectrum's Tp: Pierson-Moskowitz (gamma 1) gives Tp = 1.405 Tz, against 1.286 Tz at gamma 3.3 (DNV-RP-C205's
+    ratio, tests/test_hindcast.py)."""
+    from jaxmbd.operability.hindcast import tp_from_tz
+
+    path = tmp_path / "lift.toml"
+    path.write_text(_lift_text({'type = "jonswap"\nhs = 1.0': 'type = "pierson_moskowitz"\nhs = 1.0', "gamma = 3.3\n": ""}))
+    assert spectrum_gamma(load_system(path, validate=False)) == 1.0 and spectrum_gamma(load_system(SMALL_LIFT, validate=False)) == 3.3
+    site = sample_hindcast()
+    series = site_series(site, gamma=1.0)
+    np.testing.assert_array_equal(series.tp[series.present], tp_from_tz(site.tz, 1.0))
+    assert np.all(series.tp[series.present] > 1.09 * site_series(site, gamma=3.3).tp[series.present])
 
 
 def test_a_phase_that_the_scenario_does_not_have_is_named(tmp_path):

@@ -69,7 +69,7 @@ def test_jaxmbd_tune_raises_a_months_workability_and_a_limiting_hs(tmp_path):
     step raises it, the file's figures are those of the chain recomputed at the tuned design (1e-12), and the
     counted workability is written beside the smoothed one; then a limiting Hs, the same way."""
     from jaxmbd.operability.hindcast import sample_hindcast
-    from jaxmbd.operability.job import site_series
+    from jaxmbd.operability.job import site_series, spectrum_gamma
     from jaxmbd.optim.workability import LimitingHsModel, workability_gradient
 
     short = {"tp = [4.0, 6.0, 8.0, 10.0, 12.0]": "tp = [6.0, 8.0, 10.0]", "n_realisations = 8\nduration": "n_realisations = 3\nduration",
@@ -93,7 +93,7 @@ def test_jaxmbd_tune_raises_a_months_workability_and_a_limiting_hs(tmp_path):
     models = [LimitingHsModel(loaded, "lift", tp, h, tuple(hc)) for h in (135.0, 180.0) for tp in (6.0, 8.0, 10.0)]
     search = dataclasses.replace(loaded.operability.search, tolerance=1e-4, max_evaluations=60)
     found = [m.limiting_hs(hc, search) for m in models]
-    again, _ = workability_gradient(models, site_series(sample_hindcast()), 7, durations=(3,), values=hc, found=found)
+    again, _ = workability_gradient(models, site_series(sample_hindcast(), gamma=spectrum_gamma(loaded)), 7, durations=(3,), values=hc, found=found)
     assert again == pytest.approx(w[-1], rel=1e-12, abs=1e-12)
 
     path = _file(tmp_path, tune=tune.replace('maximise = "workability"\nmonth = 7', 'maximise = "limiting_hs"\ntp = 8.0\nheading_deg = 180.0'),
@@ -118,7 +118,7 @@ def test_the_workability_of_an_operation_in_phases_its_gradient_and_jaxmbd_tune(
     hoist rope's stiffness (reverse mode through the phases, the start re-solved for each design) against central
     differences of the whole chain (1e-4), then ``jaxmbd tune`` maximising it: each kept step raises it."""
     from jaxmbd.operability.hindcast import sample_hindcast
-    from jaxmbd.operability.job import site_series
+    from jaxmbd.operability.job import site_series, spectrum_gamma
     from jaxmbd.operability.limiting import Search
     from jaxmbd.optim.workability import LimitingHsModel, workability_gradient
 
@@ -141,7 +141,7 @@ def test_the_workability_of_an_operation_in_phases_its_gradient_and_jaxmbd_tune(
                     .split('[[operability.phases]]\nname = "hold"')[0])
     _margins_are_the_commands(load_system(bare), ["hang", "lower"])
     models = [LimitingHsModel(loaded, p.name, tp, 180.0, ("hoist.EA",)) for p in phases for tp in (6.0, 8.0)]
-    series, hours = site_series(sample_hindcast()), tuple(p.hours for p in phases)
+    series, hours = site_series(sample_hindcast(), gamma=spectrum_gamma(loaded)), tuple(p.hours for p in phases)
     w, grad = workability_gradient(models, series, 7, durations=hours)
     assert 0.0 < w < 1.0 and grad["hoist.EA"] != 0.0
     x0 = models[0].initial["hoist.EA"]

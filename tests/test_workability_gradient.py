@@ -11,7 +11,7 @@ import pytest
 from jaxmbd.errors import InputError
 from jaxmbd.io.system_file import load_system
 from jaxmbd.operability.hindcast import sample_hindcast
-from jaxmbd.operability.job import OperationPhase, site_series
+from jaxmbd.operability.job import OperationPhase, site_series, spectrum_gamma
 from jaxmbd.operability.limiting import Search
 from jaxmbd.optim.workability import LimitingHsModel, workability_gradient
 
@@ -42,7 +42,7 @@ def test_workability_gradient_against_central_differences(lift):
     """July's smoothed workability (width 0.05 m) of the 3-hour lift over Tp 6-10 s, the better of two headings
     (135 and 180 deg) at each period."""
     models = [LimitingHsModel(lift, "lift", tp, h, ("hoist.EA",)) for h in (135.0, 180.0) for tp in (6.0, 8.0, 10.0)]
-    series = site_series(sample_hindcast())
+    series = site_series(sample_hindcast(), gamma=spectrum_gamma(lift))
     w, grad = workability_gradient(models, series, 7, durations=(3,))
     assert 0.0 < w < 1.0
     x0 = models[0].initial["hoist.EA"]
@@ -62,7 +62,7 @@ def test_workability_gradient_of_phases_in_sequence_against_central_differences(
     loaded = dataclasses.replace(lift)
     loaded.operability = dataclasses.replace(lift.operability, phases=phases)
     models = [LimitingHsModel(loaded, p.name, tp, h, ("hoist.EA",)) for p in phases for h in (135.0, 180.0) for tp in (6.0, 10.0)]
-    series = site_series(sample_hindcast())
+    series = site_series(sample_hindcast(), gamma=spectrum_gamma(lift))
     with pytest.raises(InputError, match="1 durations for the 2 phases"):
         workability_gradient(models, series, 7, durations=(3,))
     w, grad = workability_gradient(models, series, 7, durations=(2, 1))

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import InputError
 from .hindcast import read_hindcast, sample_hindcast
-from .job import limiting_table, site_table
+from .job import limiting_table, site_table, spectrum_gamma
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
@@ -90,10 +90,10 @@ def operability_command(args, loaded, progress, table_text) -> int:
     _print_limits(limits, op, table_text)
     print(f"({int(limits['runs'].sum())} runs in {t1 - t0:.0f} s)")
     _print_validity(limits)
-    site_ds = site_table(limits, op, site)
+    site_ds = site_table(limits, op, site, gamma=spectrum_gamma(loaded))
     _print_site(site_ds, table_text)
     written = _write(limits, site_ds, out)
-    written += _plots(limits, site_ds, site, op, out)
+    written += _plots(limits, site_ds, site, op, out, gamma=spectrum_gamma(loaded))
     if getattr(args, "report", False):
         from ..report import write_report
 
@@ -171,7 +171,7 @@ def _write(limits, site_ds, out: Path) -> list:
     return paths + [csv, site_csv]
 
 
-def _plots(limits, site_ds, site, op, out: Path) -> list:
+def _plots(limits, site_ds, site, op, out: Path, *, gamma: float) -> list:
     import matplotlib
 
     from ..hydro.spectra import breaking_hs
@@ -183,7 +183,7 @@ def _plots(limits, site_ds, site, op, out: Path) -> list:
     fig, ax = plt.subplots(figsize=(7.5, 4.8))
     t_edges = np.arange(2.0, 20.5, 1.0)
     hs_edges = np.arange(0.0, max(6.0, float(np.nanmax(site.hs)) + 0.5), 0.5)
-    sc = site.scatter(hs_edges, t_edges, period="tp")
+    sc = site.scatter(hs_edges, t_edges, period="tp", gamma=gamma)
     counts = np.where(sc.counts > 0, sc.counts, np.nan)
     mesh = ax.pcolormesh(t_edges, hs_edges, counts, cmap="Blues", shading="flat")
     fig.colorbar(mesh, ax=ax, label="hours in the hindcast")

@@ -450,8 +450,15 @@ def operation(limits, table: OperabilityTable, *, variable: str = "operational_h
             for k, p in enumerate(table.phases)]
 
 
-def site_series(hindcast, *, gamma=3.3) -> HourlySeries:
-    """The hindcast on a full hourly grid (gaps as missing hours), Tp from Tz where it has no Tp."""
+def spectrum_gamma(case) -> float:
+    """The peak enhancement γ of a loaded file's wave spectrum (1 for Pierson-Moskowitz): the limits are computed
+    in seas of that shape, so a hindcast's Tz is read as the Tp of that shape too."""
+    return float(case.system.waves.spectrum.gamma)
+
+
+def site_series(hindcast, *, gamma: float) -> HourlySeries:
+    """The hindcast on a full hourly grid (gaps as missing hours), Tp from Tz where it has no Tp, for a JONSWAP
+    of peak enhancement ``gamma`` (:func:`spectrum_gamma`: the study's own; DNV-RP-C205's Tp/Tz ratio)."""
     grid, present = hindcast.hourly_grid()
     hs, tp = np.full(grid.size, np.nan), np.full(grid.size, np.nan)
     hs[present], tp[present] = hindcast.hs, hindcast.peak_period(gamma)
@@ -463,16 +470,18 @@ OUTAGE_HOURS = 24
 through it is left out of the waiting-time statistics (and counted); shorter gaps are waited through."""
 
 
-def site_table(limits, table: OperabilityTable, hindcast, *, quantiles=(0.5, 0.9)):
-    """Workability per month and waiting time (P50/P90 per month) of the operation at the site."""
+def site_table(limits, table: OperabilityTable, hindcast, *, gamma: float, quantiles=(0.5, 0.9)):
+    """Workability per month and waiting time (P50/P90 per month) of the operation at the site; ``gamma``: the
+    spectrum's peak enhancement, for the hindcast's Tz to Tp (:func:`spectrum_gamma`)."""
     import xarray as xr
 
-    series = site_series(hindcast)
+    series = site_series(hindcast, gamma=gamma)
     ops = operation(limits, table)
     work = workability(series, ops)
     wait = waiting_time(series, ops, quantiles=quantiles, include_gap_waits=False, max_gap=OUTAGE_HOURS)
     ds = xr.merge([work, wait.drop_vars("duration")])
     ds["duration"].attrs.update(units="h", long_name="planned operation period (the phases' hours)")
     ds.attrs.update({"hindcast": hindcast.source, "hindcast_coverage": float(hindcast.coverage),
+                     "tp_from_tz_gamma": gamma if hindcast.tp is None else np.nan,
                      "hindcast_first": str(hindcast.time[0]), "hindcast_last": str(hindcast.time[-1])})
     return ds

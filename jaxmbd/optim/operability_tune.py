@@ -50,7 +50,7 @@ from pathlib import Path
 import numpy as np
 
 from ..operability.hindcast import read_hindcast, sample_hindcast
-from ..operability.job import site_series
+from ..operability.job import site_series, spectrum_gamma
 from ..operability.windows import SMOOTH_WIDTH, LimitCurve, Phase, workability
 from .tuning import TuneResult
 from .workability import LimitingHsModel, alpha_of, workability_gradient
@@ -156,7 +156,7 @@ def tune_operability(loaded, cfg: dict, out_dir, *, steps: int | None = None, sm
         hind = read_hindcast(term["hindcast"]) if term["hindcast"] else sample_hindcast()
         if term["years"]:
             hind = hind.select(years=range(term["years"][0], term["years"][1] + 1))
-        series, unit = site_series(hind), "1"
+        series, unit = site_series(hind, gamma=spectrum_gamma(loaded)), "1"
     # the sea's range (the spectrum's energy the discretisation and the hydrodynamic data hold), per period and heading
     left = [f"Tp {m.tp:g} s, heading {m.heading_deg:g} deg: {e.line()}" for m in models for e in m.excursions]
     for line in left if progress is not None else ():

@@ -24,7 +24,7 @@ sys.path.insert(0, str(HERE.parents[1]))
 
 from jaxmbd.io.system_file import load_system  # noqa: E402
 from jaxmbd.operability.hindcast import read_hindcast, sample_hindcast  # noqa: E402
-from jaxmbd.operability.job import OUTAGE_HOURS, site_series  # noqa: E402
+from jaxmbd.operability.job import OUTAGE_HOURS, site_series, spectrum_gamma  # noqa: E402
 from jaxmbd.operability.limiting import Search  # noqa: E402
 from jaxmbd.operability.windows import LimitCurve, Phase, waiting_time, workability  # noqa: E402
 from jaxmbd.optim.workability import LimitingHsModel, alpha_of, workability_gradient  # noqa: E402
@@ -110,9 +110,9 @@ def main(argv=None) -> int:
     tune_years, check_years = ([y for y in TUNE_YEARS if y in years], [y for y in CHECK_YEARS if y in years])
     if not tune_years or not check_years:
         tune_years = check_years = sorted(years)
-    tune_series, check_series = site_series(hind.select(years=tune_years)), site_series(hind.select(years=check_years))
-
     loaded = load_system(HERE / "system.toml")
+    gamma = spectrum_gamma(loaded)
+    tune_series, check_series = (site_series(hind.select(years=y), gamma=gamma) for y in (tune_years, check_years))
     loaded.operability = dataclasses.replace(loaded.operability, n_realisations=cfg["n_realisations"],
                                              duration=cfg["duration"], search=Search(hs_start=1.0, hs_max=5.0, tolerance=0.01))
     models = [LimitingHsModel(loaded, "lift", tp, 180.0, PATHS) for tp in cfg["tp"]]
