@@ -51,7 +51,7 @@ import numpy as np
 
 from ..operability.hindcast import read_hindcast, sample_hindcast
 from ..operability.job import site_series, spectrum_gamma
-from ..operability.windows import SMOOTH_WIDTH, LimitCurve, Phase, workability
+from ..operability.windows import SMOOTH_WIDTH, LimitCurve, Phase, best_of, workability
 from .tuning import TuneResult
 from .workability import LimitingHsModel, alpha_of, workability_gradient
 
@@ -223,12 +223,15 @@ def _row(k, f, g, names, x, t0, info) -> dict:
 
 
 def _count(models, found, series, month: int, hours: tuple, *, alpha, forecast_level) -> float:
-    """The month's workability as counted (each start a go or not) at the limits ``found``: each phase's limit the
-    best heading's at each period, as the gradient takes it, the phases in sequence."""
+    """The month's workability as counted (each start a go or not) at the limits ``found``: each phase's limit at
+    each hour the best heading's, as the command's site table and the gradient take it, the phases in sequence."""
     phases = []
     for k, name in enumerate(dict.fromkeys(m.phase for m in models)):
-        tps = np.unique([m.tp for m in models if m.phase == name])
-        hs = np.array([max(fd.hs for m, fd in zip(models, found) if m.phase == name and m.tp == tp) for tp in tps])
-        a = np.full(hs.shape, alpha) if alpha is not None else np.asarray(alpha_of(hs, float(sum(hours)), forecast_level))
-        phases.append(Phase(name, hours[k], LimitCurve(tps, a * hs)))
+        curves = []
+        for h in dict.fromkeys(m.heading_deg for m in models if m.phase == name):
+            at = sorted((m.tp, fd.hs) for m, fd in zip(models, found) if m.phase == name and m.heading_deg == h)
+            tps, hs = np.array([t for t, _ in at]), np.array([x for _, x in at])
+            a = np.full(hs.shape, alpha) if alpha is not None else np.asarray(alpha_of(hs, float(sum(hours)), forecast_level))
+            curves.append(LimitCurve(tps, a * hs))
+        phases.append(Phase(name, hours[k], best_of(curves)))
     return float(workability(series, phases)["workability"].values[month - 1])

@@ -362,10 +362,10 @@ def workability_gradient(models, series, month: int, *, durations, values=None, 
     """(smoothed workability of ``month``, {path: its derivative}) of an operation whose phases' limits are given
     by ``models``: :class:`LimitingHsModel` s per phase (the phases in the order of ``durations``, each model's
     ``phase`` naming its own), each phase at two periods or more, at one heading or several, where the operation
-    takes the best heading at each period (as the command's site table does, where the hindcast has no
-    direction): a phase's limit at a period is the largest of its headings', its derivative that heading's.
-    Each phase's operational limit α·Hs* is interpolated linearly in Tp at each hour of ``series``, Tp outside
-    its periods a no-go, and the phases follow each other in each start's weather window
+    takes the best heading at each hour (as the command's site table does, where the hindcast has no
+    direction): each heading's operational limit α·Hs* interpolated linearly in Tp at each hour of ``series``,
+    the largest of them the phase's limit that hour (its derivative that heading's), Tp outside its periods a
+    no-go, and the phases follow each other in each start's weather window
     (:func:`jaxmbd.operability.windows.smooth_workability`).  ``durations``: the phases' hours; ``alpha``: a
     number, or None for DNV's at T_POP = the sum of ``durations``; ``found``: the models' searches at
     ``values`` where the caller has them (:meth:`LimitingHsModel.limiting_hs`), else they are run here."""
@@ -377,31 +377,45 @@ def workability_gradient(models, series, month: int, *, durations, values=None, 
     paths = models[0].paths
     t_pop = float(sum(durations))
     tp_hours = np.where(series.present, series.tp, np.nan)
-    curves = []  # per phase: its periods, the best heading's model index at each
+    curves = []  # per phase: its periods, and per heading the model index at each period
     for name in phases:
         mine = [k for k, m in enumerate(models) if m.phase == name]
         tps = np.unique([models[k].tp for k in mine])
         if tps.size < 2:
             raise InputError(f"workability_gradient: phase {name!r} needs models at two periods or more (its limit is a curve in Tp)")
-        # a search that found no root sits at its range's end, which does not move with the design: derivative 0
-        curves.append((tps, [max((k for k in mine if models[k].tp == tp), key=lambda k: found[k].hs) for tp in tps]))
-    loose = [f"{models[k].phase!r} at Tp {models[k].tp:g} s" for _, best in curves for k in best if found[k].status == "unconverged"]
+        rows = []
+        for h in dict.fromkeys(models[k].heading_deg for k in mine):
+            at = {models[k].tp: k for k in mine if models[k].heading_deg == h}
+            if sorted(at) != list(tps):
+                raise InputError(f"workability_gradient: phase {name!r} at heading {h:g} deg has models at Tp {sorted(at)} s, "
+                                 f"its other headings at {list(tps)} s: one set of periods for every heading")
+            rows.append([at[tp] for tp in tps])
+        curves.append((tps, rows))
+    loose = [f"{models[k].phase!r} at Tp {models[k].tp:g} s, heading {models[k].heading_deg:g} deg"
+             for _, rows in curves for row in rows for k in row if found[k].status == "unconverged"]
     if loose:
         raise InputError(f"workability_gradient: the search's bracket is wider than its tolerance after max_evaluations runs "
                          f"({', '.join(loose)}): raise max_evaluations")
-    hs = [jnp.asarray([found[k].hs for k in best]) for _, best in curves]
-    grads = [[models[k].gradient(found[k], values) if found[k].status == "root" else dict.fromkeys(paths, 0.0) for k in best]
-             for _, best in curves]
+    hs = [jnp.asarray([[found[k].hs for k in row] for row in rows]) for _, rows in curves]
 
-    def work(limits_at_tp):
+    def work(limits):
         rows = []
-        for (tps, _), lim in zip(curves, limits_at_tp):
+        for (tps, _), lim in zip(curves, limits):  # lim: (headings, periods)
             a = alpha if alpha is not None else alpha_of(lim, t_pop, forecast_level)
             inside = np.isfinite(tp_hours) & (tp_hours >= tps[0]) & (tp_hours <= tps[-1])
-            at_hour = jnp.interp(jnp.asarray(np.where(inside, tp_hours, tps[0])), jnp.asarray(tps), a * lim)
-            rows.append(jnp.where(jnp.asarray(inside), at_hour, jnp.nan))
+            at = jnp.asarray(np.where(inside, tp_hours, tps[0]))
+            best = jnp.max(jax.vmap(lambda op: jnp.interp(at, jnp.asarray(tps), op))(a * lim), axis=0)  # each hour's best heading
+            rows.append(jnp.where(jnp.asarray(inside), best, jnp.nan))
         return smooth_workability(series, durations, jnp.stack(rows), month, width=width)
 
     w, dw = jax.value_and_grad(work)(hs)
-    return float(w), {p: float(sum(float(dw[i][j]) * grads[i][j][p] for i in range(len(curves)) for j in range(len(curves[i][0]))))
-                      for p in paths}
+    total = dict.fromkeys(paths, 0.0)
+    for (_, rows), d in zip(curves, dw):
+        for h, row in enumerate(rows):
+            for j, k in enumerate(row):
+                # a limit no hour takes (another heading is better) adds nothing; a search that found no root sits at
+                # its range's end, which does not move with the design: derivative 0
+                if float(d[h, j]) != 0.0 and found[k].status == "root":
+                    g = models[k].gradient(found[k], values)
+                    total = {p: total[p] + float(d[h, j]) * g[p] for p in paths}
+    return float(w), total
