@@ -260,6 +260,8 @@ BAD = {  # name: (file text, words the message must hold besides the file name)
     "duplicate": (f"{HEADER}\n2001-01-01-00; 1; 5\n2001-01-01-00; 1; 5\n", ["line 3", "repeats", "time"]),
     "negative hs": (f"{HEADER}\n2001-01-01-00; -0.5; 5\n", ["line 2", "significant wave height", "-0.5"]),
     "nan hs": (f"{HEADER}\n2001-01-01-00; nan; 5\n", ["line 2", "significant wave height", "nan"]),
+    "missing-value code": (f"{HEADER}\n2001-01-01-00; 1; 5\n2001-01-01-01; 99.0; 5\n",
+                           ["line 3", "99.0", "above any measured sea", "[0, 30] m"]),
     "tz too long": (f"{HEADER}\n2001-01-01-00; 1; 5\n2001-01-01-01; 1; 41\n",
                     ["line 3", "zero-up-crossing period", "41.0", "above any plausible period"]),
     "tp zero": ("time;hs;tp\n2001-01-01-00; 1; 0\n", ["line 2", "'tp'", "(0, 40] s"]),

@@ -75,6 +75,29 @@ def test_limits_are_roots_with_their_band_and_alpha(smoke):
     assert "spectrum's energy" in str(lim["validity"].values[0, 0])
 
 
+def test_a_phase_failing_at_the_floor_is_a_no_go_and_alpha_below_1_m_is_marked(tmp_path):
+    """Cells on disk (as a study leaves them): at Tp 4 s the phase fails at the search's floor (0.1 m), at Tp 6 s
+    its limit is 0.8 m.  The first is a no-go (operational limit 0, not alpha x 0.1 m); both lie below the alpha
+    table's 1 m column, taken there and marked; the forecast level defaults to DNV's base case."""
+    import dataclasses
+
+    from jaxmbd.operability.cells import cell_key, cell_path, write_cell
+    from jaxmbd.run import settings_of, start_of
+
+    loaded = load_system(SMALL_LIFT)
+    op = dataclasses.replace(loaded.operability, headings_deg=(180.0,), tp=(4.0, 6.0), n_realisations=2)
+    start = start_of(loaded)
+    base = settings_of(loaded, n_realisations=op.n_realisations, seed=op.seed, duration=op.duration)
+    for j, (hs, status) in enumerate(((0.1, "below"), (0.8, "root"))):
+        phase = {"hs": hs, "low": float("nan"), "high": float("nan"), "status": status, "governing": op.criteria[0].name}
+        write_cell(cell_path(tmp_path, 0, j), cell_key(loaded.system, start, op, 0, j, settings=base, scenario=None),
+                   {"phases": [phase], "runs": 3, "validity": ""})
+    lim = limiting_table(loaded, op, start=start, out_dir=tmp_path)
+    assert list(lim["operational_hs"].values.ravel()) == [0.0, alpha_factor(3, 1.0) * 0.8]
+    assert list(lim["alpha_below_table"].values.ravel()) == [1, 1] and lim.attrs["forecast_level"] == "base"
+    assert operation(lim, op)[0].limit(np.array([4.0, 5.0])).tolist() == [0.0, 0.5 * alpha_factor(3, 1.0) * 0.8]
+
+
 def test_the_site_table_is_the_weather_windows_of_the_limits(smoke):
     """The site's go count per month equals the weather windows recomputed here from the limits file."""
     lim, site = xr.open_dataset(smoke / "limits.nc"), xr.open_dataset(smoke / "site.nc")
@@ -86,6 +109,7 @@ def test_the_site_table_is_the_weather_windows_of_the_limits(smoke):
     counts = [int(np.sum(starts.go & (month == m))) for m in range(1, 13)]
     assert counts == [int(x) for x in site["go"].values]
     assert int(site["duration"]) == op.hours == 3
+    assert site.attrs["max_gap_hours"] == 24 and site.attrs["include_gap_waits"] == 0 and "rule" in site.attrs
 
 
 @pytest.mark.slow
@@ -129,6 +153,7 @@ def _lift_text(replace=None, append=""):
     ({"hours = 3": "hours = 0"}, "operability.phases[0].hours", "must be >= 1"),
     ({"tp = [4.0, 6.0, 8.0, 10.0, 12.0]": "tp = [4.0, 4.0]"}, "operability.tp", "distinct values"),
     ({"tp = [4.0, 6.0, 8.0, 10.0, 12.0]": "tp = [6.0]"}, "operability.tp", "at least two periods"),
+    ({"tp = [4.0, 6.0, 8.0, 10.0, 12.0]": "tp = [6.0, 4.0]"}, "operability.tp", "expected increasing periods"),
     ({'forecast_level = "base"': 'forecast_level = "base"\nalpha = 0.8'}, "operability.alpha", "not both"),
     ({'forecast_level = "base"': 'forecast_level = "Z"'}, "operability.forecast_level", "unknown value 'Z'"),
     ({"duration = 200.0                          # s per realisation\n": ""}, "operability.duration", "missing"),

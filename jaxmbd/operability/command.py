@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import InputError
 from .hindcast import read_hindcast, sample_hindcast
-from .job import limiting_table, site_table, spectrum_gamma
+from .job import limiting_table, search_names, site_table, spectrum_gamma
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
@@ -103,7 +103,7 @@ def operability_command(args, loaded, progress, table_text) -> int:
 
 
 def _print_limits(limits, op, table_text):
-    names = [c.name for c in op.criteria]
+    names = list(dict.fromkeys(n for p in op.phases for n in search_names(p)))  # the criteria, and "phase 'P' reached ..."
     print(f"operational Hs (m) = alpha x limiting Hs (alpha {'given' if op.alpha is not None else 'from DNV-OS-H101, ' + str(op.forecast_level)}"
           f", planned operation {op.hours} h); in brackets the governing criterion:")
     for i, n in enumerate(names):
@@ -119,6 +119,12 @@ def _print_limits(limits, op, table_text):
                 row.append(f"{mark}{hs:.2f} [{names.index(gov) + 1 if gov in names else '?'}]")
             rows.append(row)
     print(table_text(rows, ["phase", "heading (deg)"] + [f"Tp {t:g} s" for t in limits["tp"].values]))
+    below = int(np.sum(limits["alpha_below_table"].values))
+    if below:
+        print(f"note: {below} limit(s) below 1 m, where DNV's alpha tables start: alpha taken at the 1 m column (DNV: to be "
+              "assessed case by case; limits.nc's alpha_below_table marks them)")
+    if np.any(limits["status"].values == "below"):
+        print("note: '<': the phase fails already at the search's floor: a no-go at that period (operational limit 0)")
     if np.any(limits["status"].values != "root"):
         print("(>: every criterion holds up to the search's ceiling, hs_max or the steepest sea of the period that does not "
               "break; <: one fails already at the smallest Hs searched; ~: the search's runs ended before its bracket was as narrow as its "
@@ -163,11 +169,11 @@ def _write(limits, site_ds, out: Path) -> list:
                              + f",{limits['status'].values[k, h, j]},\"{limits['governing'].values[k, h, j]}\"\n")
     site_csv = out / "site.csv"
     with open(site_csv, "w", encoding="utf-8") as fh:
-        fh.write("month,workability,wait_p50_h,wait_p90_h,wait_mean_h,go,no_go,unknown\n")
+        fh.write("month,workability_fraction,wait_p50_h,wait_p90_h,wait_mean_h,go,no_go,unknown,censored,crossed_gap\n")
         for i, m in enumerate(site_ds["month"].values):
+            counts = (int(site_ds[n].values[i]) for n in ("go", "no_go", "unknown", "censored", "crossed_gap"))
             fh.write(f"{m},{site_ds['workability'].values[i]:.4f},{site_ds['waiting'].values[i, 0]:.1f},"
-                     f"{site_ds['waiting'].values[i, 1]:.1f},{site_ds['waiting_mean'].values[i]:.1f},"
-                     f"{int(site_ds['go'].values[i])},{int(site_ds['no_go'].values[i])},{int(site_ds['unknown'].values[i])}\n")
+                     f"{site_ds['waiting'].values[i, 1]:.1f},{site_ds['waiting_mean'].values[i]:.1f}," + ",".join(map(str, counts)) + "\n")
     return paths + [csv, site_csv]
 
 
@@ -194,8 +200,9 @@ def _plots(limits, site_ds, site, op, out: Path, *, gamma: float) -> list:
                 label=f"{ph}: limiting Hs (design)")
         if np.all(np.isnan(limits["limiting_hs_low"].values[k])):
             continue  # too few realisations for a band
-        lo = np.nanmax(limits["limiting_hs_low"].values[k], axis=0)
-        hi = np.nanmax(limits["limiting_hs_high"].values[k], axis=0)
+        at = np.argmax(np.nan_to_num(limits["limiting_hs"].values[k], nan=-np.inf), axis=0)[None]  # the best heading's band at each period
+        lo = np.take_along_axis(limits["limiting_hs_low"].values[k], at, axis=0)[0]
+        hi = np.take_along_axis(limits["limiting_hs_high"].values[k], at, axis=0)[0]
         ax.fill_between(tp, lo, hi, color=line.get_color(), alpha=0.2, label=f"{ph}: limiting Hs, 90 % band of the realisations")
     t_fine = np.linspace(t_edges[0], t_edges[-1], 200)
     ax.plot(t_fine, breaking_hs(t_fine), ":", color="0.3", lw=1.2,

@@ -38,6 +38,7 @@ import numpy as np
 from ..errors import InputError, JaxmbdError
 
 MAX_PERIOD = 40.0  # s: above any plausible wave period
+MAX_HS = 30.0  # m: above any measured sea (buoys' largest near 20 m): a missing-value code such as 99 is refused, not a no-go hour
 GAMMA_RANGE = (1.0, 7.0)  # the JONSWAP peak enhancements the Tz/Tp fit is checked over
 TOLERANCE = 1e-10  # relative, of Tp from Tz with DNV's γ
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T -]\d{2}(:\d{2}(:\d{2})?)?\Z")
@@ -300,12 +301,12 @@ def _hours(file, time, rows, col):
 
 
 def _values(file, name, x, n, rows, col):
-    """float64 copy of one field, checked: Hs ≥ 0, periods in (0, 40] s, direction finite."""
+    """float64 copy of one field, checked: Hs in [0, 30] m, periods in (0, 40] s, direction finite."""
     x = np.array(x, np.float64)
     if x.shape != (n,):
         raise HindcastError(f"{file}: column {col!r}: {x.shape[0] if x.ndim else 0} values for {n} times")
     if name == "hs":
-        bad, want = ~(x >= 0.0), "a significant wave height ≥ 0 m (a missing hour is a missing row)"
+        bad, want = ~((x >= 0.0) & (x <= MAX_HS)), f"a significant wave height in [0, {MAX_HS:g}] m (a missing hour is a missing row)"
     elif name in ("tz", "tp"):
         bad, want = ~((x > 0.0) & (x <= MAX_PERIOD)), f"a period in (0, {MAX_PERIOD:g}] s"
     else:
@@ -313,7 +314,8 @@ def _values(file, name, x, n, rows, col):
     k = np.flatnonzero(bad)
     if k.size:
         k = k[0]
-        above = " is above any plausible period" if name in ("tz", "tp") and x[k] > MAX_PERIOD else ""
+        above = (" is above any plausible period" if name in ("tz", "tp") and x[k] > MAX_PERIOD
+                 else " is above any measured sea (a missing-value code?)" if name == "hs" and x[k] > MAX_HS else "")
         raise HindcastError(f"{file}: {_where(rows, k)}, column {col!r}: value {float(x[k])!r}{above}; "
                             f"expected {want}")
     x.flags.writeable = False

@@ -82,6 +82,8 @@ class OperabilityTable:
                 if named.setdefault(c.name, c) != c:
                     raise InputError(f"operability: two different criteria are both named {c.name!r} (a margin is kept by "
                                      "name: one would stand for the other); give each its own name")
+        if len(self.tp) < 2 or any(b <= a for a, b in zip(self.tp, self.tp[1:])):
+            raise InputError(f"operability: tp must be two or more increasing periods (s), got {list(self.tp)}")
         if self.n_realisations < 2 and any(c.exposure is not None for c in self.criteria):
             raise InputError(f"operability: an exposure needs 2 realisations or more (the Gumbel it extrapolates is fitted to "
                              f"their maxima), got {self.n_realisations}")
@@ -114,6 +116,8 @@ def read_operability(reader, cfg, system, scenario) -> OperabilityTable | None:
         arr = r.array(r.get(s, f, key), f"{f}.{key}", None).reshape(-1)
         if arr.size == 0 or np.any(arr < lo) or np.any(arr > hi) or np.unique(arr).size != arr.size:
             r.fail(f"{f}.{key}", f"expected a non-empty list of distinct values in [{lo:g}, {hi:g}], got {arr.tolist()}")
+        if key == "tp" and np.any(np.diff(arr) <= 0):
+            r.fail(f"{f}.tp", f"expected increasing periods (the limit is a curve in Tp), got {arr.tolist()}")
         if key == "tp" and arr.size < 2:
             r.fail(f"{f}.tp", f"expected at least two periods (the limit is a curve in Tp over the site's hours), got {arr.tolist()}")
         grids[key] = tuple(float(x) for x in arr)
@@ -133,7 +137,7 @@ def read_operability(reader, cfg, system, scenario) -> OperabilityTable | None:
         r.fail(f"{f}.n_realisations", "expected 2 or more: an exposure extrapolates a Gumbel fitted to the realisations' maxima")
     table = OperabilityTable(phases, grids["headings_deg"], grids["tp"], r.integer(s, f, "n_realisations", 8, ge=1),
                              duration, r.integer(s, f, "seed", 0, ge=0), search,
-                             level if alpha is None else None, alpha)
+                             (level or "base") if alpha is None else None, alpha)
     if table.alpha is None:
         rows = TABLES[LEVELS.get(table.forecast_level or "base", table.forecast_level or "base")]
         if table.hours > max(rows):
@@ -406,6 +410,9 @@ def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, 
             status[k, h, j], governing[k, h, j] = ph["status"], ph["governing"]
         runs_count[h, j], left[h, j] = cell["runs"], cell["validity"]
     alpha = _alpha(table, hs)
+    below_table = (table.alpha is None) & np.isfinite(hs) & (hs < 1.0)
+    # a phase that fails already at the search's floor is a no-go at that period: its operational limit 0, not alpha x the floor
+    operational = np.where(status == "below", 0.0, alpha * hs)
     coords = {"phase": [p.name for p in table.phases], "heading": ("heading", np.asarray(table.headings_deg), {"units": "deg"}),
               "tp": ("tp", np.asarray(table.tp), {"units": "s"})}
     dims = ("phase", "heading", "tp")
@@ -414,7 +421,11 @@ def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, 
         "limiting_hs_low": (dims, lo, {"units": "m", "long_name": "90 % band over the realisations, low end"}),
         "limiting_hs_high": (dims, hi, {"units": "m", "long_name": "90 % band over the realisations, high end"}),
         "alpha": (dims, alpha, {"units": "1", "long_name": "alpha factor (DNV-OS-H101 Section 4 B700)"}),
-        "operational_hs": (dims, alpha * hs, {"units": "m", "long_name": "operational limit, alpha x limiting Hs"}),
+        "operational_hs": (dims, operational, {"units": "m", "long_name": "operational limit, alpha x limiting Hs (0 where the "
+                                                                       "phase fails at the search's floor: a no-go)"}),
+        "alpha_below_table": (dims, below_table.astype(np.int8), {"units": "1", "long_name": "1 where the limiting Hs is below "
+                                                                  "the alpha table's first column (1 m): alpha taken there, "
+                                                                  "DNV: to be assessed case by case"}),
         "status": (dims, status.astype(str), {"long_name": "root: found; above: holds up to the search's ceiling (hs_ceiling); "
                                                            "below: fails at hs_min; unconverged: a root, its bracket "
                                                            "wider than the search's tolerance after max_evaluations runs"}),
@@ -480,6 +491,7 @@ def site_table(limits, table: OperabilityTable, hindcast, *, gamma: float, quant
     work = workability(series, ops)
     wait = waiting_time(series, ops, quantiles=quantiles, include_gap_waits=False, max_gap=OUTAGE_HOURS)
     ds = xr.merge([work, wait.drop_vars("duration")])
+    ds.attrs.update({**work.attrs, **wait.attrs})  # merge keeps the first dataset's only
     ds["duration"].attrs.update(units="h", long_name="planned operation period (the phases' hours)")
     ds.attrs.update({"hindcast": hindcast.source, "hindcast_coverage": float(hindcast.coverage),
                      "tp_from_tz_gamma": gamma if hindcast.tp is None else np.nan,

@@ -396,7 +396,8 @@ def workability_gradient(models, series, month: int, *, durations, values=None, 
     if loose:
         raise InputError(f"workability_gradient: the search's bracket is wider than its tolerance after max_evaluations runs "
                          f"({', '.join(loose)}): raise max_evaluations")
-    hs = [jnp.asarray([[found[k].hs for k in row] for row in rows]) for _, rows in curves]
+    # a phase that fails at the search's floor is a no-go there (limit 0), as the command's table takes it
+    hs = [jnp.asarray([[0.0 if found[k].status == "below" else found[k].hs for k in row] for row in rows]) for _, rows in curves]
 
     def work(limits):
         rows = []
