@@ -113,7 +113,9 @@ def _hs_tables(lim) -> list:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cells", type=int, default=None, help="the first N cells (heading-major) only")
+    ap.add_argument("--cells", type=int, default=None,
+                    help="the first N cells only: up to one heading's periods, the first N periods of the first heading; "
+                         "more, whole headings (N rounded down to a multiple of the periods)")
     ap.add_argument("--out", default=None, help="keep the cells and their times in this folder (resumable)")
     ap.add_argument("--report", action="store_true", help="with --out: report the cells done, run nothing")
     ap.add_argument("--sitting", default=date.today().isoformat(), help="with --out: the sitting's name (default: the date)")
