@@ -11,7 +11,7 @@ from jaxmbd.cli import main
 from jaxmbd.io.system_file import SystemFileError, load_system
 from jaxmbd.operability.alpha import alpha_factor
 from jaxmbd.operability.hindcast import sample_hindcast
-from jaxmbd.operability.job import limiting_table, operation, site_series, spectrum_gamma
+from jaxmbd.operability.job import limiting_table, operation, site_series, site_table, spectrum_gamma
 from jaxmbd.operability.windows import go
 
 SMALL_LIFT = Path(__file__).resolve().parents[1] / "jaxmbd" / "data" / "small_lift.toml"
@@ -193,6 +193,37 @@ def test_the_sites_tp_is_read_for_the_studys_own_spectrum(tmp_path):
     series = site_series(site, gamma=1.0)
     np.testing.assert_array_equal(series.tp[series.present], tp_from_tz(site.tz, 1.0))
     assert np.all(series.tp[series.present] > 1.09 * site_series(site, gamma=3.3).tp[series.present])
+
+
+def test_phases_out_of_the_scenarios_order_are_refused(tmp_path):
+    path = tmp_path / "lift.toml"
+    scenario = ('\n[scenario]\nname = "s"\n[[scenario.phases]]\nname = "hold"\nmax_duration = 10.0\n'
+                '[[scenario.phases]]\nname = "lift"\nmax_duration = 10.0\n')
+    hold = '\n[[operability.phases]]\nname = "hold"\nhours = 1\n[[operability.phases.criteria]]\noutput = "hoist/tension"\nupper = 3.0e5\n'
+    path.write_text(_lift_text({"duration = 200.0                          # s per realisation\n": "",
+                                "duration = 200.0                          # s\n": ""}, hold + scenario))
+    with pytest.raises(SystemFileError, match=r"operability.phases\[1\].name: phase 'hold' comes before 'lift' in the \[scenario\]"):
+        load_system(path, validate=False)
+
+
+def test_the_contingency_spans_the_windows_to_the_reference_period(smoke):
+    """contingency_hours = T_C: the site table's windows span T_POP + T_C, the contingency's limit the least of
+    the phases'; the go count is the brute recount of that operation; T_POP (alpha's row, the total) unchanged."""
+    import dataclasses
+
+    lim = xr.open_dataset(smoke / "limits.nc")
+    loaded = load_system(SMALL_LIFT, validate=False)
+    op = dataclasses.replace(loaded.operability, contingency_hours=3)
+    ops = operation(lim, op)
+    assert [p.name for p in ops] == ["lift", "contingency"] and ops[1].duration == 3
+    site = site_table(lim, op, sample_hindcast(), gamma=3.3)
+    series = site_series(sample_hindcast(), gamma=3.3)
+    starts = go(series, ops)
+    assert [int(x) for x in site["go"].values] == [int(np.sum(starts.go & (series.month == m))) for m in range(1, 13)]
+    assert int(site["duration"]) == 3 and int(site["reference_period"]) == 6
+    plain = site_table(lim, loaded.operability, sample_hindcast(), gamma=3.3)
+    assert np.all(site["go"].values <= plain["go"].values) and site["go"].values.sum() < plain["go"].values.sum()
+    np.testing.assert_array_equal(site["total"].values, site["waiting"].values + 3)
 
 
 def test_a_phase_that_the_scenario_does_not_have_is_named(tmp_path):

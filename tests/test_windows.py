@@ -13,6 +13,7 @@ import pytest
 from jaxmbd.operability.windows import (
     ConstantLimit,
     HourlySeries,
+    LeastOf,
     LimitCurve,
     OperabilityError,
     Phase,
@@ -238,6 +239,20 @@ def test_a_curve_outside_its_range_is_not_workable_and_counted():
     st = go(_series(np.full(30, 0.1), tp), [Phase("a", 3, curve)])
     assert st.outside_curve.tolist() == [1]
     assert not st.go[8:11].any() and st.go[:8].all() and st.go[11:28].all()
+
+
+def test_a_contingency_after_the_phases_equals_the_brute_force_count():
+    """T_C hours after the phases under the least of their limits (NaN where any is): the brute-force count of the
+    same slots, exact; a window now needs more calm hours, so no start is a go that was not one without it."""
+    series, phases = _random_case(seed=3)
+    spare = Phase("contingency", 4, LeastOf(tuple(p.limit for p in phases)))
+    tp = np.array([3.0, 4.5, 9.0, 14.0])
+    expected = np.min(np.stack([p.limit(tp) for p in phases]), axis=0)
+    assert np.array_equal(spare.limit(tp), expected, equal_nan=True) and np.isnan(expected[0])
+    st, without = go(series, phases + [spare]), go(series, phases)
+    kinds, _ = _brute_starts(series, phases + [spare])
+    assert np.array_equal(st.go, kinds == "go") and np.array_equal(st.unknown, kinds == "unknown")
+    assert not np.any(st.go & ~without.go) and np.count_nonzero(st.go) < np.count_nonzero(without.go)
 
 
 def test_best_of_takes_the_best_heading():

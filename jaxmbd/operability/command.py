@@ -144,9 +144,14 @@ def _print_site(ds, table_text):
     rows = [[MONTHS[m - 1], f"{100 * work[i]:.0f} %" if np.isfinite(work[i]) else "--",
              f"{ds['waiting'].values[i, 0]:.0f}", f"{ds['waiting'].values[i, 1]:.0f}", str(int(ds["unknown"].values[i]))]
             for i, m in enumerate(ds["month"].values)]
-    print(f"the site: workability (starts that are a go) and waiting time for weather, by month of the start; "
-          f"operation {int(ds['duration'])} h")
+    t_pop, t_r = int(ds["duration"]), int(ds["reference_period"])
+    print(f"the site: workability (starts that are a go) and waiting time for weather, by month of the start; operation "
+          f"{t_pop} h, the windows over T_R = {t_r} h" + (f" (contingency {t_r - t_pop} h: the least of the phases' limits)"
+                                                           if t_r > t_pop else ""))
     print(table_text(rows, ["month", "workability", "wait P50 (h)", "wait P90 (h)", "unknown starts"]))
+    if t_r == t_pop:
+        print("note: the windows cover the planned hours only; DNV-OS-H101 (Section 4 B402) asks the forecast limit to hold "
+              "over T_R = T_POP + T_C (T_C not assessed: T_R = 2 T_POP): [operability] contingency_hours")
     outside = {str(p): int(n) for p, n in zip(ds["phase"].values, ds["outside_curve"].values) if n}
     if outside:
         print("note: hours whose Tp lies outside the periods searched count as not workable: "

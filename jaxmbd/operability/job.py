@@ -12,6 +12,7 @@ The file's ``[operability]`` table (docs/operability.md gives the schema)::
     hs_max = 6.0                  # m, the search's range and final bracket width
     tolerance = 0.02
     forecast_level = "base"       # DNV's alpha factor (a table, jaxmbd.operability.alpha), or alpha = 1.0
+    contingency_hours = 3         # T_C: the windows span T_R = T_POP + T_C, the least of the phases' limits after them
 
     [[operability.phases]]        # the operation's phases, in sequence, with their planned hours
     name = "lift"                 # a phase of the [scenario] (every phase of a run without one: any name)
@@ -49,7 +50,7 @@ from ..run import RunSettings, TimeBudget, run, run_sea_states, settings_of, sta
 from .alpha import LEVELS, TABLES, alpha_factor
 from .criteria import Criterion, extremes_of, margin_of, reached_fraction
 from .limiting import Evaluations, LimitingHs, Search, below_breaking, bootstrap_band, limiting_hs, search_steps
-from .windows import HourlySeries, LimitCurve, Phase, best_of, waiting_time, workability
+from .windows import HourlySeries, LeastOf, LimitCurve, Phase, best_of, waiting_time, workability
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,6 +75,7 @@ class OperabilityTable:
     search: Search = Search()
     forecast_level: str | None = "base"
     alpha: float | None = None
+    contingency_hours: int = 0
 
     def __post_init__(self):
         named = {}
@@ -99,7 +101,7 @@ class OperabilityTable:
 
 
 _KEYS = ("headings_deg", "tp", "n_realisations", "duration", "seed", "hs_start", "hs_max", "tolerance",
-         "forecast_level", "alpha", "phases")
+         "forecast_level", "alpha", "contingency_hours", "phases")
 _PHASE_KEYS = ("name", "hours", "criteria")
 _CRITERION_KEYS = ("output", "upper", "lower", "lower_fraction", "statistic", "exposure", "name")
 
@@ -137,7 +139,7 @@ def read_operability(reader, cfg, system, scenario) -> OperabilityTable | None:
         r.fail(f"{f}.n_realisations", "expected 2 or more: an exposure extrapolates a Gumbel fitted to the realisations' maxima")
     table = OperabilityTable(phases, grids["headings_deg"], grids["tp"], r.integer(s, f, "n_realisations", 8, ge=1),
                              duration, r.integer(s, f, "seed", 0, ge=0), search,
-                             (level or "base") if alpha is None else None, alpha)
+                             (level or "base") if alpha is None else None, alpha, r.integer(s, f, "contingency_hours", 0, ge=0))
     if table.alpha is None:
         rows = TABLES[LEVELS.get(table.forecast_level or "base", table.forecast_level or "base")]
         if table.hours > max(rows):
@@ -166,6 +168,9 @@ def _phases(r, s, f, outputs, scenario) -> tuple:
         seen.add(name)
         if scenario is not None and name not in names:
             r.fail(f"{w}.name", f"no phase {name!r} in the [scenario]; its phases: {', '.join(map(str, names))}")
+        if scenario is not None and phases and names.index(name) < names.index(phases[-1].name):
+            r.fail(f"{w}.name", f"phase {name!r} comes before {phases[-1].name!r} in the [scenario]: the weather windows take the "
+                   "phases in the order given, which must be the scenario's")
         hours = r.integer(p, w, "hours", ge=1)
         crit = []
         for j, c in enumerate(r.tables(r.get(p, w, "criteria"), f"{w}.criteria")):
@@ -454,11 +459,20 @@ def _alpha(table: OperabilityTable, hs: np.ndarray) -> np.ndarray:
 
 def operation(limits, table: OperabilityTable, *, variable: str = "operational_hs") -> list:
     """The operation's phases for the weather windows: each phase's limit the best over the headings of
-    ``variable`` (m) as a curve in Tp."""
+    ``variable`` (m) as a curve in Tp; then, where the table has ``contingency_hours`` (T_C), a slot of that many
+    hours whose limit is the least of the phases' (an overrun may fall in any of them): the windows span the
+    reference period T_R = T_POP + T_C (DNV-OS-H101 Section 4 B402)."""
     tp = limits["tp"].values
-    return [Phase(p.name, p.hours, best_of([LimitCurve(tp, limits[variable].values[k, h])
-                                            for h in range(limits.sizes["heading"])]))
-            for k, p in enumerate(table.phases)]
+    phases = [Phase(p.name, p.hours, best_of([LimitCurve(tp, limits[variable].values[k, h])
+                                              for h in range(limits.sizes["heading"])]))
+              for k, p in enumerate(table.phases)]
+    if table.contingency_hours:
+        phases.append(Phase(CONTINGENCY, table.contingency_hours, LeastOf(tuple(p.limit for p in phases))))
+    return phases
+
+
+CONTINGENCY = "contingency"
+"""The name of the weather windows' contingency slot (:func:`operation`)."""
 
 
 def spectrum_gamma(case) -> float:
@@ -492,7 +506,13 @@ def site_table(limits, table: OperabilityTable, hindcast, *, gamma: float, quant
     wait = waiting_time(series, ops, quantiles=quantiles, include_gap_waits=False, max_gap=OUTAGE_HOURS)
     ds = xr.merge([work, wait.drop_vars("duration")])
     ds.attrs.update({**work.attrs, **wait.attrs})  # merge keeps the first dataset's only
-    ds["duration"].attrs.update(units="h", long_name="planned operation period (the phases' hours)")
+    # the windows span T_R; the operation takes T_POP (the contingency is a reserve)
+    ds["total"], ds["total_mean"] = ds["waiting"] + table.hours, ds["waiting_mean"] + table.hours
+    ds["total"].attrs.update(units="h", long_name="waiting plus the planned operation period")
+    ds["total_mean"].attrs.update(units="h", long_name="mean waiting plus the planned operation period")
+    ds["duration"] = ((), table.hours, {"units": "h", "long_name": "planned operation period T_POP (the phases' hours)"})
+    ds["reference_period"] = ((), table.hours + table.contingency_hours,
+                              {"units": "h", "long_name": "the weather windows' span T_R = T_POP + contingency_hours"})
     ds.attrs.update({"hindcast": hindcast.source, "hindcast_coverage": float(hindcast.coverage),
                      "tp_from_tz_gamma": gamma if hindcast.tp is None else np.nan,
                      "hindcast_first": str(hindcast.time[0]), "hindcast_last": str(hindcast.time[-1])})

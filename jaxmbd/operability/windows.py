@@ -213,6 +213,18 @@ class BestOf:
         return np.fmax.reduce(np.stack(values), axis=0)
 
 
+@dataclasses.dataclass(frozen=True)
+class LeastOf:
+    """The smallest of several limits at each Tp (NaN where any is NaN): the limit of a contingency that may
+    fall in any of the operation's phases."""
+
+    limits: tuple
+
+    def __call__(self, tp) -> np.ndarray:
+        values = [np.broadcast_to(np.asarray(f(tp), float), np.shape(tp)) for f in self.limits]
+        return np.min(np.stack(values), axis=0)
+
+
 def best_of(limits: Sequence[Callable]) -> BestOf:
     """The limit of a vessel that may choose its heading within a sector: at each Tp, the best (largest)
     of the headings' limits (each a callable Tp -> limiting Hs, e.g. a :class:`LimitCurve` per heading)."""

@@ -50,8 +50,8 @@ from pathlib import Path
 import numpy as np
 
 from ..operability.hindcast import read_hindcast, sample_hindcast
-from ..operability.job import site_series, spectrum_gamma
-from ..operability.windows import SMOOTH_WIDTH, LimitCurve, Phase, best_of, workability
+from ..operability.job import CONTINGENCY, site_series, spectrum_gamma
+from ..operability.windows import SMOOTH_WIDTH, LeastOf, LimitCurve, Phase, best_of, workability
 from .tuning import TuneResult
 from .workability import LimitingHsModel, alpha_of, workability_gradient
 
@@ -174,8 +174,10 @@ def tune_operability(loaded, cfg: dict, out_dir, *, steps: int | None = None, sm
             g = models[0].gradient(found, values) if found.status == "root" else dict.fromkeys(paths, 0.0)
             return found.hs, np.array([g[p] for p in paths]), {"status": found.status, "governing": found.governing}
         found = [m.limiting_hs(values, search) for m in models]
-        w, g = workability_gradient(models, series, term["month"], durations=hours, values=values, found=found, **level)
-        return w, np.array([g[p] for p in paths]), {"workability": _count(models, found, series, term["month"], hours, **level),
+        w, g = workability_gradient(models, series, term["month"], durations=hours, values=values, found=found,
+                                    contingency_hours=op.contingency_hours, **level)
+        return w, np.array([g[p] for p in paths]), {"workability": _count(models, found, series, term["month"], hours,
+                                                                          contingency_hours=op.contingency_hours, **level),
                                                      "limiting_hs": [fd.hs for fd in found]}
 
     t0 = time.perf_counter()
@@ -222,7 +224,7 @@ def _row(k, f, g, names, x, t0, info) -> dict:
             "values": dict(zip(names, map(float, x))), "seconds": time.perf_counter() - t0} | info
 
 
-def _count(models, found, series, month: int, hours: tuple, *, alpha, forecast_level) -> float:
+def _count(models, found, series, month: int, hours: tuple, *, alpha, forecast_level, contingency_hours: int = 0) -> float:
     """The month's workability as counted (each start a go or not) at the limits ``found``: each phase's limit at
     each hour the best heading's, as the command's site table and the gradient take it, the phases in sequence."""
     phases = []
@@ -234,4 +236,6 @@ def _count(models, found, series, month: int, hours: tuple, *, alpha, forecast_l
             a = np.full(hs.shape, alpha) if alpha is not None else np.asarray(alpha_of(hs, float(sum(hours)), forecast_level))
             curves.append(LimitCurve(tps, a * hs))
         phases.append(Phase(name, hours[k], best_of(curves)))
+    if contingency_hours:
+        phases.append(Phase(CONTINGENCY, contingency_hours, LeastOf(tuple(p.limit for p in phases))))
     return float(workability(series, phases)["workability"].values[month - 1])

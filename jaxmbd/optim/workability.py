@@ -358,7 +358,7 @@ def alpha_of(hs, t_pop_hours: float, forecast_level: str = "base"):
 
 
 def workability_gradient(models, series, month: int, *, durations, values=None, width: float = SMOOTH_WIDTH,
-                         alpha=None, forecast_level: str = "base", found=None):
+                         alpha=None, forecast_level: str = "base", found=None, contingency_hours: int = 0):
     """(smoothed workability of ``month``, {path: its derivative}) of an operation whose phases' limits are given
     by ``models``: :class:`LimitingHsModel` s per phase (the phases in the order of ``durations``, each model's
     ``phase`` naming its own), each phase at two periods or more, at one heading or several, where the operation
@@ -368,7 +368,9 @@ def workability_gradient(models, series, month: int, *, durations, values=None, 
     no-go, and the phases follow each other in each start's weather window
     (:func:`jaxmbd.operability.windows.smooth_workability`).  ``durations``: the phases' hours; ``alpha``: a
     number, or None for DNV's at T_POP = the sum of ``durations``; ``found``: the models' searches at
-    ``values`` where the caller has them (:meth:`LimitingHsModel.limiting_hs`), else they are run here."""
+    ``values`` where the caller has them (:meth:`LimitingHsModel.limiting_hs`), else they are run here;
+    ``contingency_hours``: T_C, a slot after the phases whose limit is the least of theirs, as the command's
+    :func:`jaxmbd.operability.job.operation` takes it (α stays at T_POP)."""
     phases = list(dict.fromkeys(m.phase for m in models))
     if len(durations) != len(phases):
         raise InputError(f"workability_gradient: {len(durations)} durations for the {len(phases)} phases of the models "
@@ -407,7 +409,10 @@ def workability_gradient(models, series, month: int, *, durations, values=None, 
             at = jnp.asarray(np.where(inside, tp_hours, tps[0]))
             best = jnp.max(jax.vmap(lambda op: jnp.interp(at, jnp.asarray(tps), op))(a * lim), axis=0)  # each hour's best heading
             rows.append(jnp.where(jnp.asarray(inside), best, jnp.nan))
-        return smooth_workability(series, durations, jnp.stack(rows), month, width=width)
+        if contingency_hours:
+            rows.append(jnp.min(jnp.stack(rows), axis=0))  # NaN (a no-go) where any phase's is
+        return smooth_workability(series, tuple(durations) + ((contingency_hours,) if contingency_hours else ()),
+                                  jnp.stack(rows), month, width=width)
 
     w, dw = jax.value_and_grad(work)(hs)
     total = dict.fromkeys(paths, 0.0)
