@@ -52,7 +52,8 @@ def test_the_command_writes_its_tables_with_units_and_plots(smoke):
     assert site["workability"].attrs["units"] == "1" and site["waiting"].attrs["units"] == "h"
     assert (smoke / "limits.png").stat().st_size > 10_000 and (smoke / "site.png").stat().st_size > 10_000
     rows = (smoke / "limits.csv").read_text().splitlines()
-    assert rows[0].startswith("phase,heading_deg,tp_s,limiting_hs_m") and len(rows) == 1 + limits["limiting_hs"].size
+    assert rows[0] == ("phase,heading_deg,tp_s,limiting_hs_m,band_low_m,band_high_m,alpha,operational_hs_m,alpha_below_table,"
+                       "status,governing") and len(rows) == 1 + limits["limiting_hs"].size
 
 
 def test_limits_are_roots_with_their_band_and_alpha(smoke):
@@ -78,7 +79,7 @@ def test_limits_are_roots_with_their_band_and_alpha(smoke):
 def test_a_phase_failing_at_the_floor_is_a_no_go_and_alpha_below_1_m_is_marked(tmp_path):
     """Cells on disk (as a study leaves them): at Tp 4 s the phase fails at the search's floor (0.1 m), at Tp 6 s
     its limit is 0.8 m.  The first is a no-go (operational limit 0, not alpha x 0.1 m); both lie below the alpha
-    table's 1 m column, taken there and marked; the forecast level defaults to DNV's base case."""
+    table's 1 m column: the limit's alpha is taken there and marked."""
     import dataclasses
 
     from jaxmbd.operability.cells import cell_key, cell_path, write_cell
@@ -94,7 +95,7 @@ def test_a_phase_failing_at_the_floor_is_a_no_go_and_alpha_below_1_m_is_marked(t
                    {"phases": [phase], "runs": 3, "validity": ""})
     lim = limiting_table(loaded, op, start=start, out_dir=tmp_path)
     assert list(lim["operational_hs"].values.ravel()) == [0.0, alpha_factor(3, 1.0) * 0.8]
-    assert list(lim["alpha_below_table"].values.ravel()) == [1, 1] and lim.attrs["forecast_level"] == "base"
+    assert list(lim["alpha_below_table"].values.ravel()) == [0, 1]  # the no-go takes no alpha
     assert operation(lim, op)[0].limit(np.array([4.0, 5.0])).tolist() == [0.0, 0.5 * alpha_factor(3, 1.0) * 0.8]
 
 
@@ -159,6 +160,7 @@ def _lift_text(replace=None, append=""):
     ({"duration = 200.0                          # s per realisation\n": ""}, "operability.duration", "missing"),
     ({"seed = 1\nhs_max": "sed = 1\nhs_max"}, "operability.sed", "unknown key"),
     ({"n_realisations = 8": "n_realisations = 1"}, "operability.n_realisations", "expected 2 or more: an exposure"),
+    ({'name = "lift"': 'name = "contingency"'}, "operability.phases[0].name", "names the windows' contingency slot"),
     ({}, "operability.phases[1].criteria[0]", "named 'hoist/tension <= 300000' like operability.phases[0].criteria[0]"),
 ])
 def test_a_bad_operability_table_is_one_line_naming_the_key(tmp_path, replace, field, message):
@@ -170,6 +172,12 @@ def test_a_bad_operability_table_is_one_line_naming_the_key(tmp_path, replace, f
     with pytest.raises(SystemFileError) as info:
         load_system(path, validate=False)
     assert info.value.field == field and message in str(info.value) and "\n" not in str(info.value), str(info.value)
+
+
+def test_the_forecast_level_left_out_is_dnvs_base_case(tmp_path):
+    path = tmp_path / "lift.toml"
+    path.write_text(_lift_text({'forecast_level = "base"': ""}))
+    assert load_system(path, validate=False).operability.forecast_level == "base"
 
 
 def test_a_criterion_named_in_the_file_keeps_its_own_margin(tmp_path):
@@ -220,7 +228,7 @@ def test_the_contingency_spans_the_windows_to_the_reference_period(smoke):
     series = site_series(sample_hindcast(), gamma=3.3)
     starts = go(series, ops)
     assert [int(x) for x in site["go"].values] == [int(np.sum(starts.go & (series.month == m))) for m in range(1, 13)]
-    assert int(site["duration"]) == 3 and int(site["reference_period"]) == 6
+    assert int(site["duration"]) == 3 and int(site["reference_period"]) == 6 and site.attrs["tp_from_tz_gamma"] == 3.3
     plain = site_table(lim, loaded.operability, sample_hindcast(), gamma=3.3)
     assert np.all(site["go"].values <= plain["go"].values) and site["go"].values.sum() < plain["go"].values.sum()
     np.testing.assert_array_equal(site["total"].values, site["waiting"].values + 3)

@@ -5,6 +5,7 @@ NetCDF (with units) and CSV, and plotted."""
 from __future__ import annotations
 
 import argparse
+import csv
 import dataclasses
 import time
 from pathlib import Path
@@ -12,8 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from .hindcast import read_hindcast, sample_hindcast
-from .job import limiting_table, search_names, site_table, spectrum_gamma
+from .hindcast import GAMMA_RANGE, read_hindcast, sample_hindcast
+from .job import CONTINGENCY, limiting_table, search_names, site_table, spectrum_gamma
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
@@ -69,6 +70,10 @@ def operability_command(args, loaded, progress, table_text) -> int:
         op = dataclasses.replace(op, tp=op.tp[:2], headings_deg=op.headings_deg[:1], n_realisations=2,
                                  duration=None if op.duration is None else min(op.duration, SMOKE_DURATION))
     site = read_hindcast(args.hindcast) if args.hindcast else sample_hindcast()
+    gamma = spectrum_gamma(loaded)
+    if site.tp is None and not GAMMA_RANGE[0] <= gamma <= GAMMA_RANGE[1]:  # said before the search, not after it
+        raise InputError(f"{loaded.path}: waves.gamma: {gamma:g}; the hindcast {site.source} gives Tz, read as Tp by "
+                         f"DNV-RP-C205's fit for {GAMMA_RANGE[0]:g} <= gamma <= {GAMMA_RANGE[1]:g}")
     out = Path(args.out or f"out/{loaded.system.name}_operability")
     out.mkdir(parents=True, exist_ok=True)
     print(f"jaxmbd operability: {loaded.system.name}: {len(op.phases)} phase(s) x {len(op.headings_deg)} heading(s) x "
@@ -90,10 +95,10 @@ def operability_command(args, loaded, progress, table_text) -> int:
     _print_limits(limits, op, table_text)
     print(f"({int(limits['runs'].sum())} runs in {t1 - t0:.0f} s)")
     _print_validity(limits)
-    site_ds = site_table(limits, op, site, gamma=spectrum_gamma(loaded))
+    site_ds = site_table(limits, op, site, gamma=gamma)
     _print_site(site_ds, table_text)
     written = _write(limits, site_ds, out)
-    written += _plots(limits, site_ds, site, op, out, gamma=spectrum_gamma(loaded))
+    written += _plots(limits, site_ds, site, op, out, gamma=gamma)
     if getattr(args, "report", False):
         from ..report import write_report
 
@@ -152,7 +157,7 @@ def _print_site(ds, table_text):
     if t_r == t_pop:
         print("note: the windows cover the planned hours only; DNV-OS-H101 (Section 4 B402) asks the forecast limit to hold "
               "over T_R = T_POP + T_C (T_C not assessed: T_R = 2 T_POP): [operability] contingency_hours")
-    outside = {str(p): int(n) for p, n in zip(ds["phase"].values, ds["outside_curve"].values) if n}
+    outside = {str(p): int(n) for p, n in zip(ds["phase"].values, ds["outside_curve"].values) if n and str(p) != CONTINGENCY}
     if outside:
         print("note: hours whose Tp lies outside the periods searched count as not workable: "
               + ", ".join(f"{n} in phase {p}" for p, n in outside.items()))
@@ -162,16 +167,18 @@ def _write(limits, site_ds, out: Path) -> list:
     paths = [out / "limits.nc", out / "site.nc"]
     limits.to_netcdf(paths[0], engine="h5netcdf")
     site_ds.to_netcdf(paths[1], engine="h5netcdf")
-    csv = out / "limits.csv"
-    with open(csv, "w", encoding="utf-8") as fh:
-        fh.write("phase,heading_deg,tp_s,limiting_hs_m,band_low_m,band_high_m,alpha,operational_hs_m,status,governing\n")
+    csv_path = out / "limits.csv"
+    with open(csv_path, "w", encoding="utf-8", newline="") as fh:
+        rows = csv.writer(fh)  # quotes a criterion's name as it needs (the file may name it)
+        rows.writerow(["phase", "heading_deg", "tp_s", "limiting_hs_m", "band_low_m", "band_high_m", "alpha", "operational_hs_m",
+                       "alpha_below_table", "status", "governing"])
         for k, ph in enumerate(limits["phase"].values):
             for h, hd in enumerate(limits["heading"].values):
                 for j, tp in enumerate(limits["tp"].values):
                     v = [float(limits[n].values[k, h, j]) for n in ("limiting_hs", "limiting_hs_low", "limiting_hs_high",
                                                                      "alpha", "operational_hs")]
-                    fh.write(f"{ph},{hd:g},{tp:g}," + ",".join(f"{x:.4f}" for x in v)
-                             + f",{limits['status'].values[k, h, j]},\"{limits['governing'].values[k, h, j]}\"\n")
+                    rows.writerow([ph, f"{hd:g}", f"{tp:g}", *(f"{x:.4f}" for x in v), int(limits["alpha_below_table"].values[k, h, j]),
+                                   limits["status"].values[k, h, j], limits["governing"].values[k, h, j]])
     site_csv = out / "site.csv"
     with open(site_csv, "w", encoding="utf-8") as fh:
         fh.write("month,workability_fraction,wait_p50_h,wait_p90_h,wait_mean_h,go,no_go,unknown,censored,crossed_gap\n")
@@ -179,7 +186,7 @@ def _write(limits, site_ds, out: Path) -> list:
             counts = (int(site_ds[n].values[i]) for n in ("go", "no_go", "unknown", "censored", "crossed_gap"))
             fh.write(f"{m},{site_ds['workability'].values[i]:.4f},{site_ds['waiting'].values[i, 0]:.1f},"
                      f"{site_ds['waiting'].values[i, 1]:.1f},{site_ds['waiting_mean'].values[i]:.1f}," + ",".join(map(str, counts)) + "\n")
-    return paths + [csv, site_csv]
+    return paths + [csv_path, site_csv]
 
 
 def _plots(limits, site_ds, site, op, out: Path, *, gamma: float) -> list:

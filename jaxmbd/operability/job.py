@@ -84,8 +84,8 @@ class OperabilityTable:
                 if named.setdefault(c.name, c) != c:
                     raise InputError(f"operability: two different criteria are both named {c.name!r} (a margin is kept by "
                                      "name: one would stand for the other); give each its own name")
-        if len(self.tp) < 2 or any(b <= a for a, b in zip(self.tp, self.tp[1:])):
-            raise InputError(f"operability: tp must be two or more increasing periods (s), got {list(self.tp)}")
+        if any(b <= a for a, b in zip(self.tp, self.tp[1:])):
+            raise InputError(f"operability: tp must be increasing periods (s), got {list(self.tp)}")
         if self.n_realisations < 2 and any(c.exposure is not None for c in self.criteria):
             raise InputError(f"operability: an exposure needs 2 realisations or more (the Gumbel it extrapolates is fitted to "
                              f"their maxima), got {self.n_realisations}")
@@ -163,6 +163,8 @@ def _phases(r, s, f, outputs, scenario) -> tuple:
         w = f"{f}.phases[{k}]"
         p = r.table(p, w, _PHASE_KEYS)
         name = r.string(p, w, "name")
+        if name == CONTINGENCY:
+            r.fail(f"{w}.name", f"{CONTINGENCY!r} names the windows' contingency slot (contingency_hours): give the phase another name")
         if name in seen:
             r.fail(f"{w}.name", f"phase {name!r} given twice")
         seen.add(name)
@@ -415,7 +417,7 @@ def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, 
             status[k, h, j], governing[k, h, j] = ph["status"], ph["governing"]
         runs_count[h, j], left[h, j] = cell["runs"], cell["validity"]
     alpha = _alpha(table, hs)
-    below_table = (table.alpha is None) & np.isfinite(hs) & (hs < 1.0)
+    below_table = (table.alpha is None) & np.isfinite(hs) & (hs < 1.0) & (status != "below")
     # a phase that fails already at the search's floor is a no-go at that period: its operational limit 0, not alpha x the floor
     operational = np.where(status == "below", 0.0, alpha * hs)
     coords = {"phase": [p.name for p in table.phases], "heading": ("heading", np.asarray(table.headings_deg), {"units": "deg"}),

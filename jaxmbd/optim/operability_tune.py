@@ -18,7 +18,7 @@ The ``[tune]`` table of such a file::
     maximise = "workability"        # the smoothed workability of `month` at the site: the operation's phases
                                     # in sequence, each with its own limit
     month = 1                       # 1-12
-    headings_deg = [135.0, 180.0]   # the headings the operation may take, the best at each period
+    headings_deg = [135.0, 180.0]   # the headings the operation may take, the best at each hour
                                     # (default: the [operability] table's, as the command's site table)
     hindcast = "site.txt"           # hourly sea states (NDBC text, CSV, NetCDF); default the packaged year
     years = [1996, 2000]            # first and last year of the hindcast to tune on (default: all)
@@ -49,6 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import InputError
 from ..operability.hindcast import read_hindcast, sample_hindcast
 from ..operability.job import CONTINGENCY, site_series, spectrum_gamma
 from ..operability.windows import SMOOTH_WIDTH, LeastOf, LimitCurve, Phase, best_of, workability
@@ -117,7 +118,7 @@ def _read_term(r, loaded, term, f, op) -> dict:
             r.fail(f"{f}.tp", f"expected one of the [operability] periods {list(op.tp)}, got {tp:g}")
         return out | {"tp": tp}
     for k, why in (("tp", "it runs every [operability] period"), ("heading_deg", "give headings_deg, the headings the "
-                                                                       "operation may take (the best at each period)")):
+                                                                       "operation may take (the best at each hour)")):
         if k in term:
             r.fail(f"{f}.{k}", f"not used by maximise = 'workability' ({why})")
     heads = r.array(r.get(term, f, "headings_deg", list(op.headings_deg)), f"{f}.headings_deg", None).reshape(-1)
@@ -171,6 +172,10 @@ def tune_operability(loaded, cfg: dict, out_dir, *, steps: int | None = None, sm
         values = dict(zip(paths, map(float, x)))
         if series is None:
             found = models[0].limiting_hs(values, search)
+            if found.status == "unconverged":
+                raise InputError(f"tune: the limiting Hs search's bracket {found.bracket} m is wider than its tolerance after "
+                                 f"{search.max_evaluations} runs: raise [tune] tolerance")
+            # at the search's ceiling or floor the limit is the range's end, which does not move with the design
             g = models[0].gradient(found, values) if found.status == "root" else dict.fromkeys(paths, 0.0)
             return found.hs, np.array([g[p] for p in paths]), {"status": found.status, "governing": found.governing}
         found = [m.limiting_hs(values, search) for m in models]

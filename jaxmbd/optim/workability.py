@@ -409,8 +409,10 @@ def workability_gradient(models, series, month: int, *, durations, values=None, 
             at = jnp.asarray(np.where(inside, tp_hours, tps[0]))
             best = jnp.max(jax.vmap(lambda op: jnp.interp(at, jnp.asarray(tps), op))(a * lim), axis=0)  # each hour's best heading
             rows.append(jnp.where(jnp.asarray(inside), best, jnp.nan))
-        if contingency_hours:
-            rows.append(jnp.min(jnp.stack(rows), axis=0))  # NaN (a no-go) where any phase's is
+        if contingency_hours:  # the least of the phases' limits, NaN (a no-go) where any phase's is; no NaN in its gradient
+            stack = jnp.stack(rows)
+            finite = jnp.isfinite(stack)
+            rows.append(jnp.where(jnp.all(finite, axis=0), jnp.min(jnp.where(finite, stack, jnp.inf), axis=0), jnp.nan))
         return smooth_workability(series, tuple(durations) + ((contingency_hours,) if contingency_hours else ()),
                                   jnp.stack(rows), month, width=width)
 

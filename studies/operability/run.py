@@ -48,7 +48,8 @@ def design_limits(models, values) -> dict:
     hs = np.array([f.hs for f in found])
     alpha = np.asarray(alpha_of(hs, 3.0))
     return {"tp": [m.tp for m in models], "limiting_hs": hs.tolist(), "alpha": alpha.tolist(),
-            "operational_hs": (alpha * hs).tolist(), "status": [f.status for f in found],
+            # a period where the lift fails at the search's floor is a no-go (0), as jaxmbd operability's table takes it
+            "operational_hs": np.where([f.status == "below" for f in found], 0.0, alpha * hs).tolist(), "status": [f.status for f in found],
             "governing": [f.governing for f in found], "runs": sum(len(f.history) for f in found)}
 
 
