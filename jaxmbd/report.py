@@ -307,8 +307,11 @@ def operability_section(folder: Path) -> dict:
     written = [{"name": f"{name} (as the command plotted it)", "png": base64.b64encode((folder / name).read_bytes()).decode("ascii")}
                for name in ("limits.png", "site.png") if (folder / name).exists()]
     return {"kind": "operability", "path": str(folder), "title": f"operability study ({folder.name})", "verdict": verdict,
-            "ok": not left, "inputs": {"realisations a run": lim.attrs.get("n_realisations", ""), "seed": lim.attrs.get("seed", ""),
+            "ok": not left and not np.any(lim["status"].values == "unconverged"),
+            "inputs": {"realisations a run": lim.attrs.get("n_realisations", ""), "seed": lim.attrs.get("seed", ""),
                                       "planned operation (h)": lim.attrs.get("planned_operation_hours", ""),
+                                      "weather windows over T_R (h)": (int(site["reference_period"]) if site is not None
+                                                                       and "reference_period" in site else ""),
                                       "forecast level": lim.attrs.get("forecast_level", ""),
                                       "hindcast": site.attrs.get("hindcast", "") if site is not None else "",
                                       "hindcast coverage": (f"{100 * float(site.attrs['hindcast_coverage']):.1f} %"
