@@ -136,8 +136,10 @@ class RunSettings:
     """How long and how to run: ``duration`` (s; a scenario's phases set their own), ``save_dt`` (s;
     None: the simulator's default), the ``integrator``, ``n_realisations`` wave realisations (None: one
     unbatched run), the ``seed`` or an explicit PRNG ``key`` (which wins), the sea-state overrides
-    ``hs`` (m), ``tp`` (s), ``heading`` (rad), and the realisations per compiled batch ``chunk_size``
-    (None: :func:`jaxmbd.simulation.simulate`'s default)."""
+    ``hs`` (m), ``tp`` (s), ``heading`` (rad), the realisations per compiled batch ``chunk_size``
+    (None: :func:`jaxmbd.simulation.simulate`'s default), and what a run in phases does with a realisation
+    whose state becomes non-finite, ``diverged``: ``"raise"`` (a SimulationError) or ``"stop"`` (it stops there
+    with a ``"diverged"`` event: :meth:`jaxmbd.scenario.Scenario.run_many`)."""
 
     duration: float | None = None
     save_dt: float | None = None
@@ -149,6 +151,7 @@ class RunSettings:
     tp: float | None = None
     heading: float | None = None
     chunk_size: int | None = None
+    diverged: str = "raise"
 
     def prng_key(self):
         return self.key if self.key is not None else jax.random.key(self.seed)
@@ -189,6 +192,9 @@ def run(case, start: Start | None = None, *, settings: RunSettings | None = None
     system = getattr(case, "system", case)
     if scenario is None and getattr(case, "scenario", None):
         scenario = case.build_scenario()
+    if scenario is None and (settings is not None and settings.diverged != "raise" or overrides.get("diverged", "raise") != "raise"):
+        raise RunError(f"{system.name}: diverged = 'stop' applies to a run in phases (a [scenario]); a plain run that "
+                       "diverges says where")
     if scenario is not None and overrides.get("duration") is not None:
         raise RunError(f"{system.name}: a [scenario]'s phases set its duration (each phase's max_duration and "
                        "condition); leave duration out (--duration)")
@@ -273,7 +279,7 @@ def _phases_at_sea_states(case, start: Start, settings: RunSettings, seas, stiff
     systems = [with_sea_state(case.system, hs=h, tp=t, heading=d) for h, t, d in seas]
     waves = [s.waves.realise(key) for s in systems for key in keys]
     runs = case.build_scenario().run_many(case.system, start.state(case.system), waves, save_dt=settings.save_dt,
-                                          integrator=settings.integrator)
+                                          integrator=settings.integrator, diverged=settings.diverged)
     results = []
     for i, system in enumerate(systems):
         part = runs[i * n : (i + 1) * n]
@@ -419,7 +425,8 @@ def _run_phases(system: System, start: Start, settings: RunSettings, scenario, p
     runs, found = [], []
     for n0 in range(0, len(keys), SCENARIO_BATCH):
         waves = [system.waves.realise(key) if key is not None else None for key in keys[n0 : n0 + SCENARIO_BATCH]]
-        for res in scenario.run_many(system, y0, waves, save_dt=settings.save_dt, integrator=settings.integrator):
+        for res in scenario.run_many(system, y0, waves, save_dt=settings.save_dt, integrator=settings.integrator,
+                                     diverged=settings.diverged):
             if check:
                 found.append(validity.check(system, res.time, res.outputs, False, res.between))
             runs.append(res)

@@ -372,18 +372,26 @@ class Scenario(eqx.Module):
         return self._run(system, y, [waves], t0, save_dt, integrator or Integrator(), params, root_tol, progress, between)[0]
 
     def run_many(self, system: System, y0, waves: list, *, t0: float = 0.0, save_dt: float | None = None,
-                 integrator: Integrator | None = None, params=None, root_tol: float = 1e-10, between: bool = True) -> list[Result]:
+                 integrator: Integrator | None = None, params=None, root_tol: float = 1e-10, between: bool = True,
+                 diverged: str = "raise") -> list[Result]:
         """:meth:`run` from ``y0`` in every wave realisation of ``waves`` at once: each phase one compiled
         program over the realisations (``jax.vmap``; each realisation ends the phase at its own event
         time, the finished ones wait for the rest).  One :class:`~jaxmbd.results.Result` per realisation,
-        equal to :meth:`run`'s to round-off; an error names the realisation (its index in ``waves``)."""
+        equal to :meth:`run`'s to round-off; an error names the realisation (its index in ``waves``).
+        ``diverged``: ``"raise"``, a realisation whose state becomes non-finite is a SimulationError;
+        ``"stop"``, it stops at its last finite save with a ``"diverged"`` event saying between which times
+        (a study of many sea states records it and goes on)."""
         self.check(system)
-        if len(waves) < 2:
+        if diverged not in ("raise", "stop"):
+            raise ScenarioError(f"run_many: diverged must be 'raise' or 'stop', got {diverged!r}")
+        if len(waves) < 2 and diverged == "raise":
             return [self.run(system, y0=y0, t0=t0, save_dt=save_dt, integrator=integrator, waves=w, params=params,
                              root_tol=root_tol, between=between) for w in waves]
-        return self._run(system, y0, list(waves), t0, save_dt, integrator or Integrator(), params, root_tol, None, between)
+        return self._run(system, y0, list(waves), t0, save_dt, integrator or Integrator(), params, root_tol, None, between,
+                         diverged)
 
-    def _run(self, system, y, waves, t0, save_dt, integrator, params, root_tol, progress, between) -> list[Result]:
+    def _run(self, system, y, waves, t0, save_dt, integrator, params, root_tol, progress, between,
+             diverged="raise") -> list[Result]:
         """The phases of every realisation of ``waves``: one at a time for one, batched (vmap) for several."""
         plan = self._plan(system)
         names = system.tracked_outputs() if between and integrator.dt is not None else ()
@@ -409,7 +417,7 @@ class Scenario(eqx.Module):
             seg = (_segments if many else _segment)(system, plan, kk, starts, t, t + p.max_duration, y, forcing, grid,
                                                     integrator, root_tol, track)
             live = [r for r, rec in enumerate(runs) if not rec.stopped]
-            pieces = {r: self._piece(system, k, _take(seg, r, many), _take((t, y), r, many), r if many else None)
+            pieces = {r: self._piece(system, k, _take(seg, r, many), _take((t, y), r, many), r if many else None, diverged)
                       for r in live}
             every = [pieces.get(r, pieces[live[0]]) for r in range(len(runs))]  # a stopped one's outputs unused
             ts_k, ys_k = _padded([piece[0] for piece in every], [piece[1] for piece in every], grid[1] + 2)
@@ -423,15 +431,21 @@ class Scenario(eqx.Module):
                 if progress is not None:
                     progress(f"phase {k} {p.name!r}: {float(_take(t, r, many)):.6g} s -> {event.time:.6g} s, "
                              f"ended by {event.trigger}: {event.detail}")
-                runs[r].stopped = self._time_limit(k, event, r if many else None)
+                runs[r].stopped = self._time_limit(k, event, r if many else None) or event.trigger == "diverged"
             starts = _next_starts(plan, kk, starts, t, seg.t_end, many)
-            t, y = seg.t_end, seg.y_end
+            dead = [r for r in live if pieces[r][2].trigger == "diverged"]
+            if dead and many:  # a diverged realisation waits for the rest from its phase's (finite) start: no NaN in the batch
+                out = jnp.zeros(len(runs), bool).at[jnp.asarray(dead)].set(True)
+                keep = lambda a, b: jnp.where(out.reshape((-1,) + (1,) * (jnp.ndim(a) - 1)), a, b)  # noqa: E731
+                t, y = keep(t, seg.t_end), jax.tree_util.tree_map(keep, y, seg.y_end)
+            else:
+                t, y = seg.t_end, seg.y_end
             if all(rec.stopped for rec in runs):
                 break
         names = tuple(p.name for p in self.phases)
         return [rec.result(system, names, self.name) for rec in runs]
 
-    def _piece(self, system, k, seg, start, realisation):
+    def _piece(self, system, k, seg, start, realisation, diverged="raise"):
         """One realisation's phase k: its saved times and states (start, grid, end) and its :class:`PhaseEvent`."""
         p = self.phases[k]
         (t, y), which = start, "" if realisation is None else f", realisation {realisation}"
@@ -446,9 +460,14 @@ class Scenario(eqx.Module):
         ys_k = jax.tree_util.tree_map(
             lambda a, b, c: np.concatenate([np.asarray(a)[None], np.asarray(b)[keep], np.asarray(c)[None]]),
             y, seg.ys, seg.y_end)
-        if not all(np.all(np.isfinite(a)) for a in ys_k):
+        finite = np.all([np.isfinite(a.reshape(a.shape[0], -1)).all(axis=1) for a in ys_k], axis=0)
+        if not finite.all() and diverged == "raise":
             raise SimulationError(f"{system.name}: scenario {self.name!r}, phase {k} ({p.name!r}){which}: the state became "
                                   f"non-finite between t = {t_s:.6g} s and {t_e:.6g} s; the run diverged")
+        if not finite.all():  # its last finite save ends it (the phase's start is finite)
+            i = int(np.argmin(finite))
+            detail = f"the state became non-finite between t = {ts_k[i - 1]:.6g} s and {ts_k[i]:.6g} s"
+            return ts_k[:i], tuple(a[:i] for a in ys_k), PhaseEvent(float(ts_k[i - 1]), k, p.name, "diverged", detail)
         if p.until is None:
             trigger, detail = "duration", f"{p.max_duration:g} s elapsed"
         elif bool(seg.fired):
@@ -665,7 +684,8 @@ class ScenarioSolution(eqx.Module):
 @dataclasses.dataclass(frozen=True)
 class PhaseEvent:
     """The end of one phase: ``time`` (s), ``phase`` (index), ``name``, ``trigger`` (``"condition"``,
-    ``"duration"`` or ``"time limit"``) and a readable ``detail``."""
+    ``"duration"``, ``"time limit"``, or ``"diverged"``: its last finite save, :meth:`Scenario.run_many`) and a
+    readable ``detail``."""
 
     time: float
     phase: int

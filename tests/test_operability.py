@@ -395,6 +395,55 @@ def test_a_phase_some_realisation_never_reached_fails_and_governs():
     assert abs(in_a.hs - 3.0) < 0.01 and in_a.governing == "x in a"
 
 
+def test_a_realisation_that_diverges_fails_its_phase_and_the_run_says_so():
+    """A realisation whose state became non-finite in phase b stopped at its last finite save (a 'diverged'
+    event): of three, phase b fails by 1/3, its criterion and its margin 'reached and run without diverging' alike,
+    phase a keeps its own margin, and the run's validity names the phase it diverged in."""
+    from jaxmbd.operability.criteria import Criterion
+    from jaxmbd.operability.job import _Runs, reached_name
+    from jaxmbd.results import Result
+    from jaxmbd.scenario import PhaseEvent
+
+    t = np.array([[0.0, 1.0, 1.0, 2.0], [0.0, 1.0, 1.0, 2.0], [0.0, 1.0, 1.0, np.nan]])
+    phase = np.array([[0, 0, 1, 1], [0, 0, 1, 1], [0, 0, 1, -1]])
+    load = np.array([[1.0, 2.0, 2.0, 3.0], [1.0, 1.5, 1.5, 2.5], [1.0, 4.0, 4.0, np.nan]])
+    ends = [PhaseEvent(1.0, 0, "a", "duration", "1 s elapsed"), PhaseEvent(2.0, 1, "b", "duration", "1 s elapsed")]
+    broke = [ends[0], PhaseEvent(1.0, 1, "b", "diverged", "the state became non-finite between t = 1 s and 1.5 s")]
+    result = Result(None, t, np.zeros((3, 4, 1)), np.zeros((3, 4, 1)), np.zeros((3, 4, 0)), {"x": load}, batched=True,
+                    phase=phase, phase_names=("a", "b"), events=[ends, ends, broke])
+    first, second = (Criterion("x", upper=10.0, statistic="mean", phase=p, name=f"x in {p}") for p in ("a", "b"))
+    runs = _Runs(None, None, None, (first, second))
+    found = runs.record(1.0, result)
+    assert found["x in a"] == pytest.approx((10.0 - (2.0 + 1.5 + 4.0) / 3) / 10.0)
+    assert found["x in b"] == found[reached_name("b")] == pytest.approx(-1.0 / 3.0) and found[reached_name("a")] == np.inf
+    assert [what for what in runs.left] == ["runs diverged in phase 'b' (the state became non-finite; those realisations fail it)"]
+
+
+def test_a_batch_of_phases_goes_on_when_one_realisation_diverges():
+    """examples/lift_in_phases.toml, two realisations as one batch, the second's waves of infinite amplitude: with
+    diverged='stop' the first runs its three phases as it runs alone (to 1e-9: a batch of one against two), the second
+    stops in the first phase at its last finite save with a 'diverged' event; with 'raise' (the default) the batch
+    stops with the error naming the realisation."""
+    import equinox as eqx
+    import jax
+
+    from jaxmbd.errors import SimulationError
+
+    loaded = load_system(Path(__file__).resolve().parents[1] / "examples" / "lift_in_phases.toml")
+    scenario = loaded.build_scenario()
+    y0 = loaded.start().state(loaded.system)
+    calm = loaded.system.waves.realise(jax.random.key(0))
+    wild = eqx.tree_at(lambda w: w.amplitude, calm, calm.amplitude * np.inf)
+    kw = {"integrator": loaded.integrator, "save_dt": loaded.simulation.save_dt}
+    both = scenario.run_many(loaded.system, y0, [calm, wild], diverged="stop", **kw)
+    alone = scenario.run(loaded.system, y0=y0, waves=calm, **kw)
+    assert [e.trigger for e in both[1].events] == ["diverged"] and both[1].events[0].phase == 0
+    assert np.all(np.isfinite(both[1].q)) and [e.name for e in both[0].events] == ["hang", "lower", "hold"]
+    np.testing.assert_allclose(both[0].q, alone.q, rtol=0, atol=1e-9)
+    with pytest.raises(SimulationError, match="realisation 1: the state became non-finite"):
+        scenario.run_many(loaded.system, y0, [calm, wild], **kw)
+
+
 def test_the_gradient_model_takes_a_phase_some_realisation_never_reached_as_the_study_does():
     """The limiting-Hs model of `jaxmbd tune` (its margins from one compiled program of the phases) reads a run
     as the study does: of four realisations, one whose first phase hit its time limit never reaches the second,

@@ -229,21 +229,31 @@ class _Runs:
 
     def record(self, hs: float, result) -> dict:
         """Keep what the band and the table need of the run at ``hs``; its margins.  A phase that some
-        realisation never reached (an earlier phase hit its time limit: the operation stopped there) fails:
-        its :func:`reached_name` margin is minus the fraction of realisations that did not reach it, and so are its
-        criteria's (they have no window in those realisations); reached by all, that margin is infinite (it never governs)."""
+        realisation never reached (an earlier phase hit its time limit or diverged: the operation stopped there), or
+        in which its state became non-finite (the model diverged: it stopped there), fails: its :func:`reached_name`
+        margin is minus the fraction of realisations that did not reach it or diverged in it, and so are its
+        criteria's; reached and run through by all, that margin is infinite (it never governs)."""
         self.count += 1
         for e in result.excursions:
             what = f"{e.element}: {e.quantity} outside {e.limit}"
             self.left[what] = min(self.left.get(what, math.inf), hs)
         phases = {c.phase for c in self.criteria if c.phase is not None}
-        short = {}  # phase -> the fraction of realisations that never reached it, where some did not
+        broke = {}  # phase -> the realisations whose state became non-finite in it (they stopped there)
+        for r, events in enumerate(result.events if result.batched else [result.events]):
+            for e in events:
+                if e.trigger == "diverged":
+                    broke.setdefault(e.name, set()).add(r)
+                    what = f"runs diverged in phase {e.name!r} (the state became non-finite; those realisations fail it)"
+                    self.left[what] = min(self.left.get(what, math.inf), hs)
+        short = {}  # phase -> the fraction of realisations that never reached it or diverged in it, where some did
         for name in phases:
             missed = 1.0 - reached_fraction(result, name)
             if missed > 0:
-                short[name] = missed
-                what = f"phase {name!r} not reached (an earlier phase hit its time limit)"
+                what = f"phase {name!r} not reached (an earlier phase hit its time limit or diverged)"
                 self.left[what] = min(self.left.get(what, math.inf), hs)
+            missed += len(broke.get(name, ())) / result.n_realisations
+            if missed > 0:
+                short[name] = missed
         counted = [c for c in self.criteria if c.phase not in short]
         kept = extremes_of(counted, result)
         self.extremes[hs] = kept
@@ -254,8 +264,9 @@ class _Runs:
 
 
 def reached_name(phase: str) -> str:
-    """The search's name for "every realisation reached ``phase``" (a margin of :meth:`_Runs.record`)."""
-    return f"phase {phase!r} reached in every realisation"
+    """The search's name for "every realisation reached ``phase`` and ran it without diverging" (a margin of
+    :meth:`_Runs.record`)."""
+    return f"phase {phase!r} reached and run without diverging in every realisation"
 
 
 def search_names(phase: OperationPhase) -> tuple:
@@ -374,6 +385,8 @@ def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, 
 
     start = start if start is not None else start_of(case)
     base = settings_of(case, n_realisations=table.n_realisations, seed=table.seed, duration=table.duration)
+    if getattr(case, "scenario", None):  # a realisation that diverges stops there and fails its phase (_Runs.record)
+        base = dataclasses.replace(base, diverged="stop")
     total = len(table.headings_deg) * len(table.tp)
     where = [divmod(k, len(table.tp)) for k in range(total)]
     keys = [cell_key(case.system, start, table, h, j, settings=base, scenario=getattr(case, "scenario", None))
