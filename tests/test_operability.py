@@ -416,7 +416,7 @@ def test_a_realisation_that_diverges_fails_its_phase_and_the_run_says_so():
     found = runs.record(1.0, result)
     assert found["x in a"] == pytest.approx((10.0 - (2.0 + 1.5 + 4.0) / 3) / 10.0)
     assert found["x in b"] == found[reached_name("b")] == pytest.approx(-1.0 / 3.0) and found[reached_name("a")] == np.inf
-    assert [what for what in runs.left] == ["runs diverged in phase 'b' (the state became non-finite; those realisations fail it)"]
+    assert [what for what in runs.left] == ["runs diverged in phase 'b' (the state became non-finite: those realisations fail it)"]
 
 
 def test_a_batch_of_phases_goes_on_when_one_realisation_diverges():

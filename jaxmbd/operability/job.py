@@ -243,7 +243,7 @@ class _Runs:
             for e in events:
                 if e.trigger == "diverged":
                     broke.setdefault(e.name, set()).add(r)
-                    what = f"runs diverged in phase {e.name!r} (the state became non-finite; those realisations fail it)"
+                    what = f"runs diverged in phase {e.name!r} (the state became non-finite: those realisations fail it)"
                     self.left[what] = min(self.left.get(what, math.inf), hs)
         short = {}  # phase -> the fraction of realisations that never reached it or diverged in it, where some did
         for name in phases:
