@@ -431,7 +431,7 @@ class Scenario(eqx.Module):
                 if progress is not None:
                     progress(f"phase {k} {p.name!r}: {float(_take(t, r, many)):.6g} s -> {event.time:.6g} s, "
                              f"ended by {event.trigger}: {event.detail}")
-                runs[r].stopped = self._time_limit(k, event, r if many else None) or event.trigger == "diverged"
+                runs[r].stopped = _time_limit(self, k, event, r if many else None) or event.trigger == "diverged"
             starts = _next_starts(plan, kk, starts, t, seg.t_end, many)
             dead = [r for r in live if pieces[r][2].trigger == "diverged"]
             if dead and many:  # a diverged realisation waits for the rest from its phase's (finite) start: no NaN in the batch
@@ -464,10 +464,8 @@ class Scenario(eqx.Module):
         if not finite.all() and diverged == "raise":
             raise SimulationError(f"{system.name}: scenario {self.name!r}, phase {k} ({p.name!r}){which}: the state became "
                                   f"non-finite between t = {t_s:.6g} s and {t_e:.6g} s; the run diverged")
-        if not finite.all():  # its last finite save ends it (the phase's start is finite)
-            i = int(np.argmin(finite))
-            detail = f"the state became non-finite between t = {ts_k[i - 1]:.6g} s and {ts_k[i]:.6g} s"
-            return ts_k[:i], tuple(a[:i] for a in ys_k), PhaseEvent(float(ts_k[i - 1]), k, p.name, "diverged", detail)
+        if not finite.all():  # its last finite save ends it
+            return _until_diverged(ts_k, ys_k, finite, k, p.name)
         if p.until is None:
             trigger, detail = "duration", f"{p.max_duration:g} s elapsed"
         elif bool(seg.fired):
@@ -479,20 +477,28 @@ class Scenario(eqx.Module):
             detail = f"{p.until.describe()} not reached within max_duration = {p.max_duration:g} s"
         return ts_k, ys_k, PhaseEvent(time=t_e, phase=k, name=p.name, trigger=trigger, detail=detail)
 
-    def _time_limit(self, k, event, realisation) -> bool:
-        """Warn of a phase that hit its time limit; whether the run stops there."""
-        if event.trigger != "time limit":
-            return False
-        p = self.phases[k]
-        which = "" if realisation is None else f" (realisation {realisation})"
-        msg = f"scenario {self.name!r}{which}: phase {k} ({p.name!r}) hit its time limit at t = {event.time:.6g} s: {event.detail}"
-        if p.on_time_limit == "stop":
-            rest = [q.name for q in self.phases[k + 1:]]
-            msg += "; the run stops here" + (f" (phases not run: {rest})" if rest else "")
-            warnings.warn(msg, ScenarioTimeLimit, stacklevel=4)
-            return True
-        warnings.warn(msg + "; going on (on_time_limit = 'continue')", ScenarioTimeLimit, stacklevel=4)
+
+def _time_limit(scenario: Scenario, k, event, realisation) -> bool:
+    """Warn of a phase that hit its time limit; whether the run stops there."""
+    if event.trigger != "time limit":
         return False
+    p = scenario.phases[k]
+    which = "" if realisation is None else f" (realisation {realisation})"
+    msg = f"scenario {scenario.name!r}{which}: phase {k} ({p.name!r}) hit its time limit at t = {event.time:.6g} s: {event.detail}"
+    if p.on_time_limit == "stop":
+        rest = [q.name for q in scenario.phases[k + 1:]]
+        msg += "; the run stops here" + (f" (phases not run: {rest})" if rest else "")
+        warnings.warn(msg, ScenarioTimeLimit, stacklevel=4)
+        return True
+    warnings.warn(msg + "; going on (on_time_limit = 'continue')", ScenarioTimeLimit, stacklevel=4)
+    return False
+
+
+def _until_diverged(ts, ys, finite, k: int, name: str):
+    """A phase's saves up to its last finite one (its start is finite), with the ``"diverged"`` event there."""
+    i = int(np.argmin(finite))
+    detail = f"the state became non-finite between t = {ts[i - 1]:.6g} s and {ts[i]:.6g} s"
+    return ts[:i], tuple(a[:i] for a in ys), PhaseEvent(float(ts[i - 1]), k, name, "diverged", detail)
 
 
 def _take(tree, r: int, many: bool):
