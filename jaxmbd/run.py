@@ -192,9 +192,6 @@ def run(case, start: Start | None = None, *, settings: RunSettings | None = None
     system = getattr(case, "system", case)
     if scenario is None and getattr(case, "scenario", None):
         scenario = case.build_scenario()
-    if scenario is None and (settings is not None and settings.diverged != "raise" or overrides.get("diverged", "raise") != "raise"):
-        raise RunError(f"{system.name}: diverged = 'stop' applies to a run in phases (a [scenario]); a plain run that "
-                       "diverges says where")
     if scenario is not None and overrides.get("duration") is not None:
         raise RunError(f"{system.name}: a [scenario]'s phases set its duration (each phase's max_duration and "
                        "condition); leave duration out (--duration)")
@@ -202,6 +199,9 @@ def run(case, start: Start | None = None, *, settings: RunSettings | None = None
         settings = settings_of(case, **overrides) if hasattr(case, "simulation") else _replace(RunSettings(), overrides)
     elif overrides:
         settings = _replace(settings, overrides)
+    if scenario is None and settings.diverged != "raise":
+        raise RunError(f"{system.name}: diverged = 'stop' applies to a run in phases (a [scenario]); a plain run that "
+                       "diverges says where")
     if start is None:
         start = start_of(case) if hasattr(case, "simulation") else Start(system.model.neutral())
     elif not isinstance(start, Start):

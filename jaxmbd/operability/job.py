@@ -49,7 +49,7 @@ from ..hydro.waves import JONSWAP
 from ..run import RunSettings, TimeBudget, run, run_sea_states, settings_of, start_of
 from .alpha import LEVELS, TABLES, alpha_factor
 from .criteria import Criterion, extremes_of, margin_of, reached_fraction
-from .limiting import Evaluations, LimitingHs, Search, below_breaking, bootstrap_band, limiting_hs, search_steps
+from .limiting import Evaluations, LimitingHs, Search, below_breaking, bootstrap_band, limiting_hs, search_steps, site_limit
 from .windows import HourlySeries, LeastOf, LimitCurve, Phase, best_of, waiting_time, workability
 
 
@@ -135,9 +135,10 @@ def read_operability(reader, cfg, system, scenario) -> OperabilityTable | None:
     if level is not None and alpha is not None:
         r.fail(f"{f}.alpha", "give forecast_level (alpha from DNV's table) or alpha (a number), not both")
     phases = _phases(r, s, f, reader.output_shapes(system), scenario)
-    if r.integer(s, f, "n_realisations", 8, ge=1) < 2 and any(c.exposure is not None for p in phases for c in p.criteria):
+    n_realisations = r.integer(s, f, "n_realisations", 8, ge=1)
+    if n_realisations < 2 and any(c.exposure is not None for p in phases for c in p.criteria):
         r.fail(f"{f}.n_realisations", "expected 2 or more: an exposure extrapolates a Gumbel fitted to the realisations' maxima")
-    table = OperabilityTable(phases, grids["headings_deg"], grids["tp"], r.integer(s, f, "n_realisations", 8, ge=1),
+    table = OperabilityTable(phases, grids["headings_deg"], grids["tp"], n_realisations,
                              duration, r.integer(s, f, "seed", 0, ge=0), search,
                              (level or "base") if alpha is None else None, alpha, r.integer(s, f, "contingency_hours", 0, ge=0))
     if table.alpha is None:
@@ -431,8 +432,7 @@ def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, 
         runs_count[h, j], left[h, j] = cell["runs"], cell["validity"]
     alpha = _alpha(table, hs)
     below_table = (table.alpha is None) & np.isfinite(hs) & (hs < 1.0) & (status != "below")
-    # a phase that fails already at the search's floor is a no-go at that period: its operational limit 0, not alpha x the floor
-    operational = np.where(status == "below", 0.0, alpha * hs)
+    operational = site_limit(alpha * hs, status)
     coords = {"phase": [p.name for p in table.phases], "heading": ("heading", np.asarray(table.headings_deg), {"units": "deg"}),
               "tp": ("tp", np.asarray(table.tp), {"units": "s"})}
     dims = ("phase", "heading", "tp")

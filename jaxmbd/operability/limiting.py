@@ -93,6 +93,12 @@ class LimitingHs:
     history: tuple
 
 
+def site_limit(hs, status):
+    """The limit a site's weather windows take of a search's answer (m): its Hs, or 0, a no-go, where the phase
+    fails already at the search's floor (``status`` ``"below"``; its Hs there is the floor, not a limit)."""
+    return np.where(np.asarray(status) == "below", 0.0, hs)
+
+
 class Evaluations:
     """``margins_at(hs) -> {criterion: margin}`` cached by Hs, so searches on one sea state share runs."""
 

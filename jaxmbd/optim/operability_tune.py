@@ -52,6 +52,7 @@ import numpy as np
 from ..errors import InputError
 from ..operability.hindcast import read_hindcast, sample_hindcast
 from ..operability.job import CONTINGENCY, site_series, spectrum_gamma
+from ..operability.limiting import site_limit
 from ..operability.windows import SMOOTH_WIDTH, LeastOf, LimitCurve, Phase, best_of, workability
 from .tuning import TuneResult
 from .workability import LimitingHsModel, alpha_of, workability_gradient
@@ -236,7 +237,7 @@ def _count(models, found, series, month: int, hours: tuple, *, alpha, forecast_l
     for k, name in enumerate(dict.fromkeys(m.phase for m in models)):
         curves = []
         for h in dict.fromkeys(m.heading_deg for m in models if m.phase == name):
-            at = sorted((m.tp, 0.0 if fd.status == "below" else fd.hs) for m, fd in zip(models, found) if m.phase == name and m.heading_deg == h)
+            at = sorted((m.tp, float(site_limit(fd.hs, fd.status))) for m, fd in zip(models, found) if m.phase == name and m.heading_deg == h)
             tps, hs = np.array([t for t, _ in at]), np.array([x for _, x in at])
             a = np.full(hs.shape, alpha) if alpha is not None else np.asarray(alpha_of(hs, float(sum(hours)), forecast_level))
             curves.append(LimitCurve(tps, a * hs))

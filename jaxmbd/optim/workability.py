@@ -40,7 +40,7 @@ from ..errors import InputError, SimulationError
 from ..operability.alpha import HS_COLUMNS, LEVELS, TABLES
 from ..operability.criteria import extremes, margin_of
 from ..operability.job import reached_name, search_names
-from ..operability.limiting import Search, below_breaking, limiting_hs
+from ..operability.limiting import Search, below_breaking, limiting_hs, site_limit
 from ..operability.windows import SMOOTH_WIDTH, smooth_workability
 from ..paths import get_leaf, set_leaf
 from ..run import SCENARIO_BATCH, with_sea_state
@@ -398,8 +398,7 @@ def workability_gradient(models, series, month: int, *, durations, values=None, 
     if loose:
         raise InputError(f"workability_gradient: the search's bracket is wider than its tolerance after max_evaluations runs "
                          f"({', '.join(loose)}): raise max_evaluations")
-    # a phase that fails at the search's floor is a no-go there (limit 0), as the command's table takes it
-    hs = [jnp.asarray([[0.0 if found[k].status == "below" else found[k].hs for k in row] for row in rows]) for _, rows in curves]
+    hs = [jnp.asarray([[float(site_limit(found[k].hs, found[k].status)) for k in row] for row in rows]) for _, rows in curves]
 
     def work(limits):
         rows = []

@@ -25,7 +25,7 @@ sys.path.insert(0, str(HERE.parents[1]))
 from jaxmbd.io.system_file import load_system  # noqa: E402
 from jaxmbd.operability.hindcast import read_hindcast, sample_hindcast  # noqa: E402
 from jaxmbd.operability.job import OUTAGE_HOURS, site_series, spectrum_gamma  # noqa: E402
-from jaxmbd.operability.limiting import Search  # noqa: E402
+from jaxmbd.operability.limiting import Search, site_limit  # noqa: E402
 from jaxmbd.operability.windows import LimitCurve, Phase, waiting_time, workability  # noqa: E402
 from jaxmbd.optim.workability import LimitingHsModel, alpha_of, workability_gradient  # noqa: E402
 
@@ -48,8 +48,7 @@ def design_limits(models, values) -> dict:
     hs = np.array([f.hs for f in found])
     alpha = np.asarray(alpha_of(hs, 3.0))
     return {"tp": [m.tp for m in models], "limiting_hs": hs.tolist(), "alpha": alpha.tolist(),
-            # a period where the lift fails at the search's floor is a no-go (0), as jaxmbd operability's table takes it
-            "operational_hs": np.where([f.status == "below" for f in found], 0.0, alpha * hs).tolist(), "status": [f.status for f in found],
+            "operational_hs": site_limit(alpha * hs, [f.status for f in found]).tolist(), "status": [f.status for f in found],
             "governing": [f.governing for f in found], "runs": sum(len(f.history) for f in found)}
 
 
