@@ -175,7 +175,8 @@ def test_slamming_adds_the_rate_of_change_of_added_mass_while_crossing_the_surfa
 
 def test_slamming_in_waves_uses_the_surface_rise():
     """Held at the still waterline in a regular wave (a = 0.2 m, always crossing): the slamming part is
-    ρ C_A V (ζ̇ / h) w_c, ζ̇ = a ω sin θ the surface's rise and w_c the water's vertical velocity at the
+    ρ C_A V (ζ̇ / h) w_c while the surface rises past it (ζ̇ = a ω sin θ > 0: the object takes on added mass)
+    and nothing while it falls (the water leaves the object), w_c the water's vertical velocity at the
     submerged part's centre (Airy, stretched: written here), to 1e-10."""
     a, T = 0.2, 6.0
     b = ModelBuilder()
@@ -186,16 +187,45 @@ def test_slamming_in_waves_uses_the_surface_rise():
     comps = RegularWave(2 * a, T).components()
     om = 2 * math.pi / T
     y = (jnp.zeros(0), jnp.zeros(0), jnp.zeros(0))
-    for t in (0.7, 2.1, 4.4):
+    for t in (0.7, 2.1, 4.4, 5.2):
         th = -om * t
         zeta = a * math.cos(th)
         s = (zeta + 0.5 * D) / D
         zc = -0.5 * D + 0.5 * s * D
         wc = _airy(a, T, math.inf, 0.0, zc - zeta, t)[0][2]
-        expected = RHO * CA * V * (a * om * math.sin(th) / D) * wc
+        expected = RHO * CA * V * max(a * om * math.sin(th) / D, 0.0) * wc
         extra = (float(slam.outputs(t, y, mbd.Inputs(comps))["morison/force"][2])
                  - float(plain.outputs(t, y, mbd.Inputs(comps))["morison/force"][2]))
         assert abs(extra - expected) <= 1e-10 * RHO * G * V, (t, extra, expected)
+
+
+def _through_the_surface(z0, v0, ca):
+    """An object with added mass C_A = ``ca`` moving vertically at v0 through still water from z0, without
+    gravity (no buoyancy) and drag: only the added mass and its rate of change act.  Its speed at the end."""
+    b = ModelBuilder(gravity=(0.0, 0.0, 0.0))
+    b.add_body("sphere", body=Body(M, (0.0, 0.0, 0.0), np.eye(3) * 0.1 * M * D**2), joint=Prismatic((0.0, 0.0, 1.0)))
+    el = MorisonObject(name="morison", body="sphere", volume=jnp.asarray(V), area=jnp.asarray(A), height=jnp.asarray(D),
+                       Cd=jnp.asarray(0.0), Ca=jnp.asarray(ca), slamming=True)
+    duration = 2.5 * D / abs(v0)
+    res = simulate(System(b.build(), (el,)), duration, q0=jnp.asarray([z0]), v0=jnp.asarray([v0]), save_dt=duration / 4,
+                   integrator=Integrator("rk4", dt=1e-4))
+    return float(np.asarray(res.v)[-1, 0]), float(np.asarray(res.q)[-1, 0])
+
+
+def test_an_object_entering_the_water_gives_it_its_momentum_and_takes_none_back_leaving():
+    """Von Kármán's momentum on entry: lowered into still water at v₀ with an added mass m_a = ρ C_A V twice
+    its mass M, fully in it moves at M v₀ / (M + m_a) (the object and the water it set moving share the
+    momentum; RK4 at 0.1 ms across the force's onset at the surface: 1e-4).  Leaving, the water gives nothing
+    back: it comes out at v₀ (to 1e-12: nothing acts on it).  The momentum form would throw it out at
+    (M + m_a) v₀ / M, three times as fast."""
+    ca = 2.0 * M / (RHO * V)
+    ma = ca * RHO * V
+    v_in, z_in = _through_the_surface(1.0, -2.0, ca)
+    assert z_in < -0.5 * D  # fully submerged at the end
+    assert abs(v_in / (M * -2.0 / (M + ma)) - 1) < 1e-4, v_in
+    v_out, z_out = _through_the_surface(-1.0, 2.0, ca)
+    assert z_out > 0.5 * D  # fully out
+    assert abs(v_out - 2.0) < 1e-12, v_out
 
 
 def test_an_object_large_against_the_wavelength_is_reported():
