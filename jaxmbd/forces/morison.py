@@ -75,7 +75,9 @@ class MorisonObject(ForceElement):
     current: jax.Array = parameter(unit="m/s", shape=(3,), default=(0.0, 0.0, 0.0), doc="U_c, uniform current, world axes")
     rho: jax.Array = parameter(unit="kg/m³", bound=(">", 0.0), default=1025.0, doc="water density")
     ramp_time: jax.Array = parameter(unit="s", bound=(">=", 0.0), default=0.0, doc="the waves fade in over this time (as the hydro element's)")
-    slamming: bool = setting("bool", default=False, doc="add the rate of change of added mass as the object enters the water, ρ C_A V ṡ (w − ż), vertical, ṡ > 0 (none on exit)")
+    slamming: bool = setting("bool", default=False,
+                             doc="add the rate of change of added mass as the object enters the water, ρ C_A V ṡ (w − ż), vertical, "
+                                 "ṡ > 0 (none on exit)")
 
     def _ramp(self, t):
         return ramp(t, self.ramp_time)
