@@ -100,7 +100,7 @@ class OperabilityTable:
         return tuple(c for p in self.phases for c in p.criteria)
 
 
-_KEYS = ("headings_deg", "tp", "n_realisations", "duration", "seed", "hs_start", "hs_max", "tolerance",
+_KEYS = ("headings_deg", "tp", "n_realisations", "duration", "seed", "hs_start", "hs_max", "tolerance", "secant",
          "forecast_level", "alpha", "contingency_hours", "phases")
 _PHASE_KEYS = ("name", "hours", "criteria")
 _CRITERION_KEYS = ("output", "upper", "lower", "lower_fraction", "statistic", "exposure", "name")
@@ -153,7 +153,8 @@ def _search(r, s, f) -> Search:
     hs_max = r.number(s, f, "hs_max", 10.0, gt=0.0, le=30.0)
     hs_start = r.number(s, f, "hs_start", min(1.0, hs_max), gt=0.0, le=hs_max)
     tol = r.number(s, f, "tolerance", 0.02, gt=0.0, le=hs_max)
-    return Search(hs_start=hs_start, hs_min=min(0.1, hs_start), hs_max=hs_max, tolerance=tol)
+    return Search(hs_start=hs_start, hs_min=min(0.1, hs_start), hs_max=hs_max, tolerance=tol,
+                  secant=r.boolean(s, f, "secant", False))
 
 
 def _phases(r, s, f, outputs, scenario) -> tuple:

@@ -7,8 +7,9 @@ so the wave components keep their phases and only their amplitudes scale with Hs
 function of Hs rather than one whose Monte-Carlo noise changes from one Hs to the next, and a root
 search converges in a few runs where a grid would need many.
 
-The search (:func:`limiting_hs`): from ``hs_start``, up by ``factor`` while g ≥ 0 (down while g < 0)
-until g changes sign, or the range [``hs_min``, ``hs_max``] ends (then the result says so: ``status``
+The search (:func:`limiting_hs`): from ``hs_start``, up by ``factor`` while g ≥ 0 (down while g < 0; with
+``secant``, from the second run on, to the secant root of the last two runs where it lies ahead, half a
+tolerance past it) until g changes sign, or the range [``hs_min``, ``hs_max``] ends (then the result says so: ``status``
 ``"above"``, every criterion holds up to ``hs_max``; ``"below"``, one fails already at ``hs_min``);
 then the Illinois variant of regula falsi on the bracket, each point at least half the tolerance inside it
 (so that the bracket narrows where a point lands on the root), until it is narrower than ``tolerance`` (m)
@@ -47,7 +48,11 @@ MIN_BAND_REALISATIONS = 5
 @dataclasses.dataclass(frozen=True)
 class Search:
     """Settings of the root search in Hs (m): start, range, growth factor of the bracketing ladder, the
-    bracket's final width and the most evaluations (runs) it may take."""
+    bracket's final width and the most evaluations (runs) it may take.  ``secant``: from the ladder's second
+    run on, step to the secant root of its last two runs, half a tolerance past it, where that root lies
+    ahead (up the ladder while the margin holds, down while it fails); with common random numbers a linear
+    response's margins are linear in Hs, so the step lands by the root and the bracket closes in a run more
+    (off: the ladder's rungs alone)."""
 
     hs_start: float = 1.0
     hs_min: float = 0.1
@@ -55,6 +60,7 @@ class Search:
     factor: float = 1.5
     tolerance: float = 0.02
     max_evaluations: int = 24
+    secant: bool = False
 
     def __post_init__(self):
         if not 0.0 < self.hs_min <= self.hs_start <= self.hs_max:
@@ -125,15 +131,22 @@ def _bracket(f, names, s: Search, history):
     g = _g((yield from f(hs)), names)
     history.append((hs, g))
     step = s.factor if g >= 0 else 1.0 / s.factor
+    before = None  # the ladder's run before this one: (hs, g)
     while len(history) < s.max_evaluations:
         nxt = min(hs * step, s.hs_max) if step > 1 else max(hs * step, s.hs_min)
+        if s.secant and before is not None and g != before[1]:
+            root = hs - g * (hs - before[0]) / (g - before[1])
+            up = step > 1
+            aim = root + 0.5 * s.tolerance if up else root - 0.5 * s.tolerance
+            if (aim > hs) if up else (aim < hs):  # ahead: the root's side of the ladder, the range's end at most
+                nxt = min(aim, s.hs_max) if up else max(aim, s.hs_min)
         if nxt == hs:
             return "above" if g >= 0 else "below"
         gn = _g((yield from f(nxt)), names)
         history.append((nxt, gn))
         if (g >= 0) != (gn >= 0):
             return (hs, g, nxt, gn) if g >= 0 else (nxt, gn, hs, g)
-        hs, g = nxt, gn
+        before, hs, g = (hs, g), nxt, gn
     raise InputError(f"limiting Hs: no sign change of the margin in {s.max_evaluations} runs from {s.hs_start} m")
 
 
