@@ -33,6 +33,9 @@ class Fender(ForceElement):
 
     The plane may end: the contact holds only while the fender point, in ``other``'s frame, lies in
     the box [``region_min``, ``region_max``] (a deck's edges; a load slewed over the side leaves it).
+    A point that enters the box from its side, already under the plane, is pushed out at once by k δ:
+    bound the box on the plane's far side to the compression the contact can take (a deck's to a few
+    centimetres under its surface), and give the other faces a plane of their own (a hull's side).
     As a seabed (``seabed = true``: a world plane under the still water, normal up) it lands a
     lowered object: k is then the soil's stiffness per contact point, the load over the settlement it
     causes (DNV-RP-H103 section 9's landing on soil: from a soil investigation, or the load over an

@@ -7,7 +7,8 @@ marine warranty surveyor holds it to (DNV-ST-N001):
 * lift-off: the hook load's most probable maximum within 1.3 x the manifold's weight in air (the crane's
   dynamic capacity for a lift of this weight);
 * splash zone: the same, and no slack: the hook load's most probable minimum at least 10 % of the
-  manifold's submerged weight;
+  manifold's submerged weight; and no clash: from the lowering to the water on, in 90 % of the realisations
+  no corner touches the hull's side (its contact force within 10 kN, the contact's smooth onset);
 * landing: the hook load as in the lift-off, and the load on each corner's mudmat within half the submerged
   weight (twice its static share).
 
@@ -42,6 +43,7 @@ from studies.subsea_installation.system import SUBMERGED_WEIGHT, WEIGHT, build, 
 HEADINGS = tuple(float(h) for h in range(0, 360, 45))
 PERIODS = tuple(float(t) for t in range(5, 15))
 DAF_LIMIT = 1.3
+CLASH_FORCE = 1e4  # N: a corner's contact with the hull's side above this is a clash (its smooth onset is 0.7 kN)
 
 
 def case(n_frequencies: int = 100, heave_compensation: float = 0.0, n_realisations: int = 20, seed: int = 0) -> LoadedSystem:
@@ -65,13 +67,16 @@ def criteria_table(headings=HEADINGS, periods=PERIODS, n_realisations: int = 20,
         OperationPhase("lift-off", 1, (upper("lift-off"),)),
         OperationPhase("splash zone", 1, (upper("splash zone"),
                                           Criterion(hook, lower=0.1 * SUBMERGED_WEIGHT, phase="splash zone",
-                                                    name="hook load >= 0.1 x submerged weight (splash zone)"))),
+                                                    name="hook load >= 0.1 x submerged weight (splash zone)"),
+                                          *(Criterion(f"side_{k}/force", upper=CLASH_FORCE, statistic="p90", phase=ph,
+                                                      name=f"corner {k} clear of the hull's side ({ph})")
+                                            for ph in ("lowering to the water", "splash zone") for k in range(4)))),
         OperationPhase("landing", 2, (upper("landing"),
                                       *(Criterion(f"seabed_{k}/force", upper=0.5 * SUBMERGED_WEIGHT, phase="landing",
                                                   name=f"mudmat {k} load <= 0.5 x submerged weight (landing)") for k in range(4)))),
     )
     return OperabilityTable(phases, tuple(headings), tuple(periods), n_realisations, None, 0,
-                            Search(hs_start=1.0, hs_max=6.0, tolerance=tolerance), "base")
+                            Search(hs_start=1.0, hs_max=6.0, tolerance=tolerance, secant=True), "base")
 
 
 def smoke() -> tuple:
