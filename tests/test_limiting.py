@@ -3,6 +3,7 @@ its maxima over a duration follow from Rice's up-crossing rate, so its limiting 
 search with common random numbers finds it, its band covers it, and the criteria's statistics and
 errors behave as documented."""
 
+import dataclasses
 import math
 
 import jax.numpy as jnp
@@ -234,3 +235,35 @@ def test_unknown_output_or_phase_is_named():
 def test_limiting_hs_record_is_plain_data():
     found = limiting_hs(lambda hs: {"a": 1.0 - hs / 2.0}, search=Search(tolerance=1e-9))
     assert isinstance(found, LimitingHs) and found.hs == pytest.approx(2.0, rel=1e-9) and found.slope == pytest.approx(-0.5)
+
+
+def test_a_root_where_the_margin_jumps_across_zero_has_no_gradient():
+    """The refusal of a limit at a jump of its margin (LimitingHsModel._smooth: a phase's end, an event, moving by
+    a wave as Hs grows): the search to 1e-7 m on a margin of slope -0.1/m crossing zero at 2.3 m is accepted with
+    its derivative; the same margin with a step of -0.7 % at 2.3 m (from +0.3 % to -0.4 %, as a lowering reaching
+    its phase's end depth a wave earlier does) is refused, whether the search's last secant shows the jump or, on a
+    tangent's derivative given as the step's size, the tangent from the bracket's kept end misses the bracket; a
+    bracket wider than SMOOTH_BRACKET is refused, asking for a finer search."""
+    from jaxmbd.errors import InputError
+    from jaxmbd.optim.workability import SMOOTH_BRACKET, LimitingHsModel
+
+    fine = Search(hs_start=1.0, hs_max=6.0, tolerance=1e-7, max_evaluations=80, secant=True)
+    smooth = limiting_hs(lambda hs: {"m": 0.1 * (2.3 - hs)}, ("m",), fine)
+    assert smooth.status == "root" and smooth.hs == pytest.approx(2.3, abs=1e-7)
+    LimitingHsModel._smooth(smooth, -0.1)  # accepted
+
+    def stepped(hs):
+        return {"m": 0.003 + 0.1 * (2.3 - hs) if hs < 2.3 else -0.004 + 0.1 * (2.3 - hs)}
+
+    jump = limiting_hs(stepped, ("m",), fine)
+    assert jump.status == "root" and abs(jump.hs - 2.3) < 1e-7 and abs(jump.slope) > 1e3  # the secant across the step
+    with pytest.raises(InputError, match="jumps across zero at Hs 2.3 m"):
+        LimitingHsModel._smooth(jump, -0.1)
+    # a search whose last secant reads the tangent (its ends within the step's flanks) still has the tangent from the
+    # kept end (+0.3 %) cross zero 3 cm beyond the bracket
+    flank = dataclasses.replace(jump, slope=-0.1)
+    with pytest.raises(InputError, match="jumps across zero"):
+        LimitingHsModel._smooth(flank, -0.1)
+    wide = dataclasses.replace(smooth, bracket=(2.29, 2.29 + 2 * SMOOTH_BRACKET))
+    with pytest.raises(InputError, match="wider than"):
+        LimitingHsModel._smooth(wide, -0.1)
