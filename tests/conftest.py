@@ -31,6 +31,16 @@ if "JAX_COMPILATION_CACHE_DIR" not in os.environ and not os.environ.get("PYTEST_
 # system in other files, and the two workers, then share its programs (on five test files: 218 -> 196 s).
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 
+# Each xdist worker on cores of its own (worker k of n takes every n-th core, where there are at least n): XLA sizes
+# its thread pools to the cores a process may use, so the workers' threads no longer contend for the same cores
+# (on two cores, the four longest files of the default suite 118-124 s unpinned, 106-108 s pinned, 2026-12-02).
+# JAXMBD_TEST_PIN=0 leaves the workers unpinned.
+_worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _worker.startswith("gw") and hasattr(os, "sched_setaffinity") and os.environ.get("JAXMBD_TEST_PIN", "1") != "0":
+    _cores, _n = sorted(os.sched_getaffinity(0)), int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
+    if 0 < _n <= len(_cores):
+        os.sched_setaffinity(0, set(_cores[int(_worker[2:]) % _n::_n]))
+
 import jax  # noqa: E402
 import pytest  # noqa: E402
 
@@ -64,6 +74,28 @@ LONGEST_FIRST = (
 )
 
 
+# The slow checks go test by test to the next free worker (.ci/run: --dist loadgroup), in this order: the longest
+# first (seconds on one core, measured 2026-12-02), so that neither worker is left with a long test at the end.  A
+# file whose tests share a long compile (a module fixture, the same program) is one xdist_group: its tests go to one
+# worker together.  Tests not named follow in the default order (each under 60 s).
+SLOW_LONGEST_FIRST = (
+    "test_study_installation_workability_gradient.py", "test_study_installation_operability.py",
+    "test_tune_operability.py::test_the_workability_of_an_operation_in_phases_its_gradient_and_jaxmbd_tune",
+    "test_workability_gradient.py", "test_drift_control_surface.py::test_the_far_field_in_water_of_finite_depth",
+    "test_wave_drift.py::test_capytaines_far_field_drift_of_a_fixed_cylinder_against_maccamy_and_fuchs",
+    "test_drift_control_surface.py::test_the_control_surface_drift_of_a_floating_box_equals_the_far_field",
+    "test_optim.py::test_tune_reduces_loss", "test_optim.py::test_forward_mode_matches_reverse",
+    "test_optim.py::test_crane_vessel_tuning_study_smoke", "test_study_operability.py",
+    "test_optim.py::test_gradients_match_central_differences",
+    "test_tune_operability.py::test_jaxmbd_tune_raises_a_months_workability_and_a_limiting_hs",
+)
+
+
+def _slow_rank(item, rank={name: k for k, name in enumerate(SLOW_LONGEST_FIRST)}):
+    file, name = Path(str(item.fspath)).name, item.originalname
+    return min(rank.get(file, len(rank)), rank.get(f"{file}::{name}", len(rank)))
+
+
 def pytest_collection_modifyitems(config, items):
     if os.environ.get("JAXMBD_TEST_XLA_OPT", "") != "level0":
         why = pytest.mark.skip(reason="holds its bound only with LLVM at level 0: run with JAXMBD_TEST_XLA_OPT=level0 (.ci/run does)")
@@ -71,4 +103,4 @@ def pytest_collection_modifyitems(config, items):
             if item.get_closest_marker("level0"):
                 item.add_marker(why)
     rank = {name: k for k, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(Path(str(item.fspath)).name, len(rank)))
+    items.sort(key=lambda item: (_slow_rank(item), rank.get(Path(str(item.fspath)).name, len(rank))))

@@ -17,7 +17,8 @@ from jaxmbd.run import settings_of, start_of  # noqa: E402
 from studies.subsea_installation.operability import smoke  # noqa: E402
 
 
-@pytest.mark.slow  # 2 minutes: about 25 runs of the whole operation (two realisations of 6-7 minutes each)
+@pytest.mark.xdist_group("installation")  # with the gradients' checks: the programs at Tp 11 s shared
+@pytest.mark.slow  # 2-3 minutes: 28 runs of the whole operation (two realisations of 6-7 minutes each)
 def test_the_installations_root_search_agrees_with_a_fine_grid_of_hs():
     """Head seas, Tp 11 s, two realisations: the limiting Hs of the splash zone and of the landing, searched to
     0.01 m, equal the roots of their least margins interpolated on grids of 0.05 m around them (the same
@@ -38,7 +39,7 @@ def test_the_installations_root_search_agrees_with_a_fine_grid_of_hs():
         names = [c.name for c in table.phases[k].criteria]
         assert lim["governing"].values[k, 0, 0] in names
         grid = np.round(np.arange(hs[k] - 0.15, hs[k] + 0.1501, 0.05), 6)
-        g = np.array([min(runs(h)[n] for n in names) for h in grid])
+        g = np.array([min(r[n] for n in names) for r in map(runs, grid)])  # one run a point
         j = int(np.argmax(g < 0))
         assert j > 0 and np.all(g[:j] >= 0), g  # one crossing, inside the grid
         root = grid[j - 1] - g[j - 1] * (grid[j] - grid[j - 1]) / (g[j] - g[j - 1])

@@ -132,7 +132,7 @@ def test_the_workability_of_an_operation_in_phases_its_gradient_and_jaxmbd_tune(
     path = tmp_path / "phases.toml"
     path.write_text(text + TUNE)
     loaded = load_system(path)
-    loaded.operability = dataclasses.replace(loaded.operability, search=Search(hs_max=5.0, tolerance=1e-9, max_evaluations=80))
+    loaded.operability = dataclasses.replace(loaded.operability, search=Search(hs_max=5.0, tolerance=1e-9, max_evaluations=80, secant=True))
     phases = loaded.operability.phases
     _margins_are_the_commands(loaded, [p.name for p in phases])
     # a file without save_dt whose longest phase comes after the last with criteria: its saves are the whole scenario's
