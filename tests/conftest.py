@@ -74,10 +74,10 @@ LONGEST_FIRST = (
 )
 
 
-# The slow checks go test by test to the next free worker (.ci/run: --dist loadgroup), in this order: the longest
-# first (seconds on one core, measured 2026-12-02), so that neither worker is left with a long test at the end.  A
-# file whose tests share a long compile (a module fixture, the same program) is one xdist_group: its tests go to one
-# worker together.  Tests not named follow in the default order (each under 60 s).
+# The slow checks go test by test to the next free worker (.ci/run: --dist load), in this order: the longest first
+# (seconds on one core, measured 2026-12-02), so that neither worker is left with a long test at the end.  Tests not
+# named follow in the default order (each under 60 s).  (xdist's loadgroup, which would keep a file's tests on one
+# worker, groups nothing under pytest 9: it renames a node by an attribute pytest 9 no longer reads.)
 SLOW_LONGEST_FIRST = (
     "test_study_installation_workability_gradient.py", "test_study_installation_operability.py",
     "test_tune_operability.py::test_the_workability_of_an_operation_in_phases_its_gradient_and_jaxmbd_tune",

@@ -17,7 +17,6 @@ from jaxmbd.run import settings_of, start_of  # noqa: E402
 from studies.subsea_installation.operability import smoke  # noqa: E402
 
 
-@pytest.mark.xdist_group("installation")  # with the gradients' checks: the programs at Tp 11 s shared
 @pytest.mark.slow  # 2-3 minutes: 28 runs of the whole operation (two realisations of 6-7 minutes each)
 def test_the_installations_root_search_agrees_with_a_fine_grid_of_hs():
     """Head seas, Tp 11 s, two realisations: the limiting Hs of the splash zone and of the landing, searched to

@@ -16,7 +16,7 @@ from jaxmbd.operability.job import OperationPhase, site_series, spectrum_gamma
 from jaxmbd.operability.limiting import Search
 from jaxmbd.optim.workability import LimitingHsModel, workability_gradient
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("small lift gradients")]  # one worker: the module's compiles shared
+pytestmark = pytest.mark.slow
 SMALL_LIFT = Path(__file__).resolve().parents[1] / "jaxmbd" / "data" / "small_lift.toml"
 TIGHT = Search(tolerance=1e-9, max_evaluations=80, secant=True)  # roots to 1e-9 m: differences of step 1e-4 read 1e-5
 
