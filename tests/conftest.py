@@ -35,8 +35,10 @@ os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 # its thread pools to the cores a process may use, so the workers' threads no longer contend for the same cores
 # (on two cores, the four longest files of the default suite 118-124 s unpinned, 106-108 s pinned, 2026-12-02).
 # JAXMBD_TEST_PIN=0 leaves the workers unpinned.
+if os.environ.get("JAXMBD_TEST_PIN", "1") not in ("0", "1"):
+    raise SystemExit(f"JAXMBD_TEST_PIN={os.environ['JAXMBD_TEST_PIN']!r}: expected '0' (unpinned) or '1' (pinned, the default)")
 _worker = os.environ.get("PYTEST_XDIST_WORKER", "")
-if _worker.startswith("gw") and hasattr(os, "sched_setaffinity") and os.environ.get("JAXMBD_TEST_PIN", "1") != "0":
+if _worker.startswith("gw") and hasattr(os, "sched_setaffinity") and os.environ.get("JAXMBD_TEST_PIN", "1") == "1":
     _cores, _n = sorted(os.sched_getaffinity(0)), int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
     if 0 < _n <= len(_cores):
         os.sched_setaffinity(0, set(_cores[int(_worker[2:]) % _n::_n]))
