@@ -459,9 +459,10 @@ def test_the_gradient_model_takes_a_phase_some_realisation_never_reached_as_the_
     margins = np.array([0.4, 0.3])  # the program's margins: every phase's criteria; this model's are both
     ended = np.array([[True, True], [True, True], [False, False], [True, True]])
     ok = np.ones((4, 2), bool)
-    model = SimpleNamespace(tp=7.0, heading_deg=0.0, phase="second", _k=1, _own=[0, 1], names=("a", "b"),
-                            scenario=SimpleNamespace(phases=phases), _args=lambda: (), _values=lambda v: {},
-                            _margins_of=lambda *a: (margins, ok, ended))
+    criteria = (SimpleNamespace(name="a", phase="second"), SimpleNamespace(name="b", phase="second"))
+    model = SimpleNamespace(tp=7.0, heading_deg=0.0, phase="second", _reads={"second": 1}, _own=[0, 1], names=("a", "b"),
+                            criteria=criteria, scenario=SimpleNamespace(phases=phases), _args=lambda: (),
+                            _values=lambda v: {}, _margins_of=lambda *a: (margins, ok, ended))
     model._checked = lambda *a: LimitingHsModel._checked(model, *a)
     found = LimitingHsModel.margins(model, 2.0)
     assert found == {reached_name("second"): -0.25, "a": -0.25, "b": -0.25}
@@ -472,3 +473,32 @@ def test_the_gradient_model_takes_a_phase_some_realisation_never_reached_as_the_
     model._margins_of = lambda *a: (margins, bad, np.ones((4, 2), bool))
     with pytest.raises(SimulationError, match="realisation 1, phase 0 .* the integrator stopped"):
         LimitingHsModel.margins(model, 2.0)
+
+
+def test_the_gradient_model_of_a_table_phase_reading_two_scenario_phases_gives_each_its_reached_margin():
+    """A table phase (built in Python) whose criteria read two scenario phases: the model's margins hold a
+    'reached' margin for each (the names its search takes the least of, jaxmbd.operability.job.search_names),
+    and a phase that one of four realisations never reached fails only its own criteria, by -1/4, as the
+    study's runs read it (jaxmbd.operability.job._Runs.record); all reached, the criteria's own margins."""
+    from types import SimpleNamespace
+
+    from jaxmbd.operability.job import reached_name, search_names
+    from jaxmbd.optim.workability import LimitingHsModel
+
+    phases = [SimpleNamespace(until=object(), on_time_limit="stop", name=n) for n in ("lower", "splash", "land")]
+    criteria = (SimpleNamespace(name="sling", phase="lower"), SimpleNamespace(name="slack", phase="splash"))
+    margins = np.array([0.9, 0.4, 0.3])  # the program's: every criterion of the file; this model's are 1 and 2
+    ended = np.ones((4, 3), bool)
+    ended[2, 0] = False  # realisation 2's first phase hit its time limit: it never reaches "splash"
+    ok = np.ones((4, 3), bool)
+    model = SimpleNamespace(tp=7.0, heading_deg=0.0, phase="over the side", _reads={"lower": 0, "splash": 1},
+                            _own=[1, 2], names=("sling", "slack"), criteria=criteria,
+                            scenario=SimpleNamespace(phases=phases), _args=lambda: (), _values=lambda v: {},
+                            _margins_of=lambda *a: (margins, ok, ended))
+    model._checked = lambda *a: LimitingHsModel._checked(model, *a)
+    found = LimitingHsModel.margins(model, 2.0)
+    assert found == {reached_name("lower"): np.inf, reached_name("splash"): -0.25, "sling": 0.4, "slack": -0.25}
+    assert set(search_names(SimpleNamespace(criteria=criteria))) == set(found)
+    model._margins_of = lambda *a: (margins, ok, np.ones((4, 3), bool))
+    assert LimitingHsModel.margins(model, 2.0) == {reached_name("lower"): np.inf, reached_name("splash"): np.inf,
+                                                   "sling": 0.4, "slack": 0.3}

@@ -88,6 +88,7 @@ class LimitingHsModel:
         if start.z is not None:  # the Newton steps move the joints only: the runs would not start as the command's
             raise InputError(f"{self.loaded.path}: limiting Hs model: a system with flexible bodies starts from their bent "
                              "rest states, which the model's start does not hold; not supported")
+        self._reads = {}  # a run in phases: the scenario phases the criteria read (_phases)
         self.scenario = self._phases(op) if self.loaded.scenario else None
         if self.scenario is None:
             ts = time_grid(op.duration, self.save_dt or dt * max(1, round(0.2 / dt)), dt)
@@ -129,20 +130,21 @@ class LimitingHsModel:
         value that a phase up to this model's sets is refused (the phase's setting would replace it)."""
         scenario = self.loaded.build_scenario()
         names = [p.name for p in scenario.phases]
-        if self.phase not in names:
-            raise InputError(f"limiting Hs model: the [operability] phase {self.phase!r} is not a phase of the [scenario] "
-                             f"({names})")
         for c in op.criteria:
             if c.phase not in names:
                 raise InputError(f"limiting Hs model: criterion {c.name!r} reads phase {c.phase!r}, which is not a phase of "
                                  f"the [scenario] ({names})")
-        self._k = names.index(self.phase)
+        # the scenario phases this model's criteria read (a table phase's criteria may read several), by their index
+        self._reads = {n: names.index(n) for n in sorted({c.phase for c in self.criteria}, key=names.index)}
+        if not self._reads:
+            raise InputError(f"limiting Hs model: the [operability] phase {self.phase!r} has no criteria")
         self._own = [i for i, c in enumerate(op.criteria) if any(c is mine for mine in self.criteria)]
         self._full = scenario  # the command's save grid, when the file gives none, is its whole scenario's
         self._save_dt = default_save_dt(scenario)
         kept = scenario.phases[: max(names.index(c.phase) for c in op.criteria) + 1]
         for path in self.paths:
-            setters = [p.name for p in kept[: self._k + 1] if any(path.partition("[")[0] == f"{el}.{field}" for el, field in p.leaves)]
+            setters = [p.name for p in kept[: max(self._reads.values()) + 1]
+                       if any(path.partition("[")[0] == f"{el}.{field}" for el, field in p.leaves)]
             if setters:
                 raise InputError(f"limiting Hs model: design value {path!r} is set by the [scenario]'s phase "
                                  f"{setters[0]!r}; the phase's setting would replace the design's")
@@ -159,30 +161,34 @@ class LimitingHsModel:
         m = self._margins_of(*self._args(), jnp.asarray(hs, float), self._values(values))
         if self.scenario is None:
             return dict(zip(self.names, (float(x) for x in m)))
-        m, missed = self._checked(hs, *m)
-        found = dict(zip(self.names, (float(x) for x in np.asarray(m)[np.asarray(self._own)])))
-        if missed:  # as the study's runs: the phase fails by the fraction of realisations that never reached it
-            found = {n: -missed for n in found}
-        return {reached_name(self.phase): -missed if missed else math.inf} | found
+        m, short = self._checked(hs, *m)
+        own = np.asarray(m)[np.asarray(self._own)]
+        # as the study's runs (jaxmbd.operability.job._Runs.record): a scenario phase that some realisation never
+        # reached fails its criteria and its "reached" margin by the fraction of realisations that did not reach it
+        found = {n: -short[c.phase] if c.phase in short else float(x) for n, c, x in zip(self.names, self.criteria, own)}
+        return {reached_name(p): -short[p] if p in short else math.inf for p in self._reads} | found
 
     def _checked(self, hs, m, ok, ended):
-        """(the margins, the fraction of realisations that never reached this model's phase) of a run in phases,
-        after the checks :func:`jaxmbd.run.run` makes of its realisations: the solver finished each phase the
-        operation reached (it stops after a phase that hit its time limit, unless the phase says continue)."""
+        """(the margins, {scenario phase this model reads: the fraction of realisations that never reached it},
+        where some did not) of a run in phases, after the checks :func:`jaxmbd.run.run` makes of its
+        realisations: the solver finished each phase the operation reached (it stops after a phase that hit its
+        time limit, unless the phase says continue)."""
         where = f"limiting Hs model at Hs {float(hs):.4g} m, Tp {self.tp:g} s, heading {self.heading_deg:g} deg"
         stops = np.array([p.until is not None and p.on_time_limit == "stop" for p in self.scenario.phases])
-        short = 0
+        lasts = []
         for r, (fine, end) in enumerate(zip(np.asarray(ok), np.asarray(ended))):
             stopped = np.flatnonzero(stops & ~end)
             last = stopped[0] if stopped.size else len(stops) - 1
             for j in np.flatnonzero(~fine[: last + 1]):
                 raise SimulationError(f"{where}: realisation {r}, phase {j} ({self.scenario.phases[j].name!r}): the "
                                       "integrator stopped before the phase's end")
-            short += int(last < self._k)
-        missed = short / len(np.asarray(ok))
-        if not missed and not np.all(np.isfinite(np.asarray(m)[np.asarray(self._own)])):
+            lasts.append(last)
+        lasts = np.asarray(lasts)
+        short = {p: float(np.mean(lasts < k)) for p, k in self._reads.items() if np.any(lasts < k)}
+        counted = [x for x, c in zip(np.asarray(m)[np.asarray(self._own)], self.criteria) if c.phase not in short]
+        if not np.all(np.isfinite(counted)):
             raise SimulationError(f"{where}: a margin of {self.phase!r} is not finite (the run diverged)")
-        return m, missed
+        return m, short
 
     def _values(self, values):
         values = dict(self.initial) if values is None else {**self.initial, **values}
@@ -201,8 +207,9 @@ class LimitingHsModel:
             raise InputError(f"limiting Hs gradient: the search found no root (status {found.status!r}): the limit "
                              "is the search's range, which does not move with the design")
         if found.governing not in self.names:
+            where = next((p for p in self._reads if reached_name(p) == found.governing), self.phase)
             raise InputError(f"limiting Hs gradient: the limit ({found.hs:.6g} m) is where realisations stop reaching phase "
-                             f"{self.phase!r} (an earlier phase hits its time limit): a jump of the margin, with no derivative")
+                             f"{where!r} (an earlier phase hits its time limit): a jump of the margin, with no derivative")
         k = self.names.index(found.governing)
         vals = self._values(values)
         x0 = jnp.concatenate([jnp.asarray([found.hs], float), jnp.stack([vals[p] for p in self.paths])])
@@ -211,9 +218,10 @@ class LimitingHsModel:
             d = self._row_of(*self._args(), x0, jnp.zeros(len(self.names)).at[k].set(1.0))
         else:  # the program's margins are every phase's; the runs at the root checked as the search's were
             d, (_, ok, ended) = self._row_of(*self._args(), x0, self._own[k])
-            if self._checked(found.hs, np.zeros(len(self.loaded.operability.criteria)), ok, ended)[1]:
+            short = self._checked(found.hs, np.zeros(len(self.loaded.operability.criteria)), ok, ended)[1]
+            if short:
                 raise InputError(f"limiting Hs gradient: at the root ({found.hs:.6g} m) a realisation does not reach phase "
-                                 f"{self.phase!r} (an earlier phase hits its time limit): no derivative there")
+                                 f"{next(iter(short))!r} (an earlier phase hits its time limit): no derivative there")
         if not float(d[0]) < 0:
             raise InputError(f"limiting Hs gradient: the governing margin does not fall with Hs at the root "
                              f"(dg/dHs = {float(d[0]):g})")
