@@ -115,7 +115,7 @@ from .conditions import (
     setting_leaf,
     setting_number,
 )
-from .events import EndpointBisection
+from .events import ROOT_TOL, EndpointBisection
 from .paths import element_index, element_of
 from .results import PhaseRecord, Result
 from .simulation import Integrator, SimulationError, initial_state
@@ -300,7 +300,7 @@ class Scenario(eqx.Module):
     # -- solving -------------------------------------------------------------------------------
 
     def solve(self, system: System, y0, t0=0.0, *, integrator: Integrator = Integrator(), save_dt: float | None = None,
-              waves=None, params=None, root_tol: float = 1e-10) -> "ScenarioSolution":
+              waves=None, params=None, root_tol: float = ROOT_TOL) -> "ScenarioSolution":
         """Run every phase in order from ``y0 = (q, v, z)`` at ``t0``; pure and differentiable.
 
         Returns a :class:`ScenarioSolution`: ``t_end[k]`` the time phase k ended (its event time),
@@ -328,7 +328,7 @@ class Scenario(eqx.Module):
         return ScenarioSolution(jnp.stack(t_end), y, jnp.stack(fired), jnp.stack(ok), tuple(segs))
 
     def solve_phases(self, system: System, y0, *, integrator: Integrator, save_dt: float | None = None, waves=None,
-                     params=None, root_tol: float = 1e-10, track: tuple = (), outputs: tuple = ()):
+                     params=None, root_tol: float = ROOT_TOL, track: tuple = (), outputs: tuple = ()):
         """Every phase of a run from ``y0`` at t = 0 as :meth:`run` records it, pure and differentiable, one compiled
         segment in a loop: (start times, end times, whether the solver finished each phase, whether each ended by
         its condition, ``outputs`` at the samples :meth:`run` keeps of each phase (times, whether each is in the
@@ -355,7 +355,7 @@ class Scenario(eqx.Module):
         return (float(save_dt), n)
 
     def run(self, system: System, *, q0=None, v0=None, y0=None, t0: float = 0.0, save_dt: float | None = None,
-            integrator: Integrator | None = None, waves=None, params=None, root_tol: float = 1e-10,
+            integrator: Integrator | None = None, waves=None, params=None, root_tol: float = ROOT_TOL,
             progress: Callable[[str], None] | None = None, between: bool = True) -> Result:
         """Simulate the scenario phase by phase and collect a :class:`~jaxmbd.results.Result` with its phases.
 
@@ -372,7 +372,7 @@ class Scenario(eqx.Module):
         return self._run(system, y, [waves], t0, save_dt, integrator or Integrator(), params, root_tol, progress, between)[0]
 
     def run_many(self, system: System, y0, waves: list, *, t0: float = 0.0, save_dt: float | None = None,
-                 integrator: Integrator | None = None, params=None, root_tol: float = 1e-10, between: bool = True,
+                 integrator: Integrator | None = None, params=None, root_tol: float = ROOT_TOL, between: bool = True,
                  diverged: str = "raise") -> list[Result]:
         """:meth:`run` from ``y0`` in every wave realisation of ``waves`` at once: each phase one compiled
         program over the realisations (``jax.vmap``; each realisation ends the phase at its own event
