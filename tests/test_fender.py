@@ -1,5 +1,6 @@
 """Fender: a block on a fender against the ground and a quay, against closed forms; read from a file."""
 
+import math
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -29,7 +30,7 @@ def block(**fender):
 
 
 def test_static_compression_is_weight_over_stiffness():
-    """δ = m g / k.  The smooth onset (w = 1 N) adds w ln(1 + e^{−mg/w}) ≈ 0 N at 2e5 N of load;
+    """δ = m g / k.  The smooth onset (w = 1 N) changes the force by about m g e^{−mg/w} ≈ 0 N at 2e5 N of load;
     Newton to 1e-10 m/s² residual: 1e-8 relative."""
     system = block(damping=1e4)
     q = static_equilibrium(system, jnp.array([0.0, 0.0]), tol=1e-10)
@@ -164,6 +165,22 @@ def test_landing_on_a_compliant_seabed_matches_the_damped_oscillator():
     in_contact = t[F > 1e-3 * peak]
     assert abs(np.max(F) / peak - 1) < 0.02, (np.max(F), peak)
     assert abs((in_contact[-1] - in_contact[0]) / duration - 1) < 0.02, (in_contact[-1] - in_contact[0], duration)
+
+
+def test_a_fender_away_from_its_plane_pushes_nothing():
+    """The seabed of the subsea installation (k 2.5 MN/m a corner, the onset w = 1 kN, 30 % of critical damping
+    for a quarter of 60 t) approached at 0.5 m/s: at a gap of 1 m no force and no friction at all (float64's
+    exp(-2500) is 0); at 1 cm the onset's tail, exp(-25) of the damper's 1e5 N, under 1e-5 N; in contact
+    (5 cm) the fender curve with its damping, k δ + c δ', to 1e-12 (the onset's exp(-125)).  A softplus of the
+    sum alone pushed w ln 2 = 693 N from any distance, with its friction."""
+    k, w, c, mu, v = 2.5e6, 1e3, 0.3 * 2 * math.sqrt(2.5e6 * 6e4), 0.5, 0.5
+    system = block(stiffness=k, transition=w, damping=c, friction=mu)
+    for gap, most in ((1.0, 0.0), (0.01, 1e-5)):
+        out = system.outputs(0.0, (jnp.array([0.0, gap]), jnp.array([0.3, -v]), jnp.zeros(0)))
+        assert 0.0 <= float(out["fender/force"]) <= most, gap
+        assert float(np.max(np.abs(out["fender/friction"]))) <= mu * most, gap
+    out = system.outputs(0.0, (jnp.array([0.0, -0.05]), jnp.array([0.0, -v]), jnp.zeros(0)))
+    assert float(out["fender/force"]) == pytest.approx(k * 0.05 + c * v, rel=1e-12, abs=0)
 
 
 def test_the_contact_ends_at_the_edge_of_its_region():
