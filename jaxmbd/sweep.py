@@ -25,6 +25,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import socket
 import sys
 import time
@@ -91,12 +92,40 @@ def _cell_path(out: Path, i: int, j: int) -> Path:
     return out / f"cell_{i:03d}_{j:03d}.nc"
 
 
+_QUOTED = re.compile(r"""(['"])([^'"]*[/\\][^'"]*)\1""")
+
+
+@functools.lru_cache(maxsize=64)
+def _file_digest(path: str, mtime_ns: int, size: int) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:16]
+
+
+def _files_as_contents(text: str) -> str:
+    """``text`` with every quoted string that names an existing file (a hydrodynamic database's ``source``)
+    replaced by a digest of that file's contents: a key then holds what the file says, not where it lies, so
+    cells computed in one checkout are taken by another, and a file changed in place is another cell."""
+    def contents(m):
+        try:
+            st = os.stat(m.group(2))
+        except (OSError, ValueError):
+            return m.group(0)
+        if not Path(m.group(2)).is_file():
+            return m.group(0)
+        return f"file:{_file_digest(str(Path(m.group(2)).resolve()), st.st_mtime_ns, st.st_size)}"
+    return _QUOTED.sub(contents, text)
+
+
 def tree_digest(*trees) -> str:
-    """sha256 of the structure and every array of the pytrees (static fields are in the structure)."""
+    """sha256 of the structure and every array of the pytrees (static fields are in the structure; a file's
+    path among them counts by the file's contents)."""
     h = hashlib.sha256()
     for tree in trees:
         leaves, treedef = jax.tree_util.tree_flatten(tree)
-        h.update(str(treedef).encode())
+        h.update(_files_as_contents(str(treedef)).encode())
         for leaf in leaves:
             if isinstance(leaf, jax.Array | np.ndarray | float | int | complex | bool | np.generic):
                 a = np.asarray(jax.random.key_data(leaf) if isinstance(leaf, jax.Array) and jax.dtypes.issubdtype(
@@ -104,7 +133,7 @@ def tree_digest(*trees) -> str:
                 h.update(f"{a.dtype}{a.shape}".encode())
                 h.update(np.ascontiguousarray(a).tobytes())
             else:
-                h.update(repr(leaf).encode())
+                h.update(_files_as_contents(repr(leaf)).encode())
     return h.hexdigest()
 
 

@@ -151,3 +151,25 @@ def test_a_sweep_projected_past_its_time_limit_stops_with_the_estimate_and_resum
         run_sweep(system, system.model.neutral(), SweepSettings(**SETTINGS), out, time_limit=1e-9)
     assert len(list(out.glob("cell_*.nc"))) == 2
     _same_table(run_sweep(system, system.model.neutral(), SweepSettings(**SETTINGS), out), reference[1])
+
+
+def test_a_cells_key_holds_a_files_contents_not_its_path(tmp_path):
+    """A hydrodynamic database's path is a static field of the system (its ``source``, for messages): the key
+    of a cell holds the file's contents in its place, so the same file in another checkout gives the same key,
+    and the file changed in place another."""
+    import shutil
+
+    from jaxmbd.hydro.capytaine_file import read_capytaine
+    from jaxmbd.sweep import tree_digest
+
+    shipped = Path(__file__).parents[1] / "jaxmbd" / "data" / "barge_hydro.nc"
+    a, b = tmp_path / "a" / "hull.nc", tmp_path / "b" / "elsewhere.nc"
+    for p in (a, b):
+        p.parent.mkdir()
+        shutil.copy(shipped, p)
+    ha, hb = read_capytaine(a), read_capytaine(b)
+    assert str(a) in str(ha.source) and str(b) in str(hb.source)  # the paths differ in the structure
+    assert tree_digest(ha) == tree_digest(hb)
+    with open(b, "ab") as f:  # the same arrays read, but another file: another key
+        f.write(b"\0")
+    assert tree_digest(ha) != tree_digest(hb)
