@@ -109,13 +109,14 @@ def _files_as_contents(text: str) -> str:
     replaced by a digest of that file's contents: a key then holds what the file says, not where it lies, so
     cells computed in one checkout are taken by another, and a file changed in place is another cell."""
     def contents(m):
+        path = Path(m.group(2))
         try:
-            st = os.stat(m.group(2))
-        except (OSError, ValueError):
+            if not path.is_file():
+                return m.group(0)
+            st = path.stat()
+        except (OSError, ValueError):  # a name the system cannot stat (too long, a NUL in it)
             return m.group(0)
-        if not Path(m.group(2)).is_file():
-            return m.group(0)
-        return f"file:{_file_digest(str(Path(m.group(2)).resolve()), st.st_mtime_ns, st.st_size)}"
+        return f"file:{_file_digest(str(path.resolve()), st.st_mtime_ns, st.st_size)}"
     return _QUOTED.sub(contents, text)
 
 

@@ -28,9 +28,9 @@ class Fender(ForceElement):
     a linear fender curve with damping while in contact, smoothed over ``transition`` w (N) so that
     contact and release are differentiable (as the wire rope's slack); σ is the logistic function.
     The fender only pushes (s ≥ 0: the damping does not pull on a fast release), and not at all away from
-    the plane: the onset σ(k δ / w) falls as exp(k δ / w) with the gap (a seabed's, k 2.5 MN/m and w 1 kN,
-    pushes under 1e-5 N at a gap of 1 cm approached at 0.5 m/s, and exactly nothing at a metre).  The onset is w / k wide (0.4 mm for that seabed): a figure that
-    depends on the moment of touching is smooth, but curved on that scale.  Friction along the plane is μ F_n against the sliding velocity u,
+    the plane: the onset σ(k δ / w), w / k wide, falls as exp(k δ / w) with the gap (a seabed's, k 2.5 MN/m
+    and w 1 kN, pushes under 1e-5 N at a gap of 1 cm approached at 0.5 m/s, and exactly nothing at a metre).
+    Friction along the plane is μ F_n against the sliding velocity u,
     regularised as −μ F_n u / √(|u|² + u_s²) with ``slip_velocity`` u_s.  The force acts on
     ``body`` at the fender point and, opposite, on ``other`` at the same point.
 
