@@ -78,13 +78,21 @@ def rollout(system, y0, ts, *, integrator: Integrator, waves=None, params=None, 
     return outputs_of(system, ts, ys, waves, params, lazy=lazy, dynamics=ds)
 
 
+# A direction of the static equilibrium's Newton step whose row of the Jacobian is all below this fraction of
+# its largest entry is held (:func:`equilibrate`): round-off is some 1e-15 of it, the softest restoring force
+# of a moored hull or a hanging load some 1e-7 and more
+INERT_FRACTION = 1e-10
+
+
 def equilibrate(system, q_guess, *, free=None, n_newton: int = 3, params=None):
     """A few Newton steps towards the static equilibrium (v = 0, v̇ = 0), unrolled so that the
     result is differentiable in the system's parameters (the derivative converges with the
     iterate: start from an equilibrium of nearby parameters, from
     :func:`jaxmbd.simulation.static_equilibrium`, and 2-3 steps reach machine precision).
 
-    Damped least-squares steps (directions without restoring force stay put); ``free`` (nv,) masks them.
+    Damped least-squares steps (directions without restoring force stay put; a direction whose
+    acceleration nothing acts on, its row of the Jacobian at round-off (:data:`INERT_FRACTION`), is
+    held exactly); ``free`` (nv,) masks them.
     """
     model = system.model
     mask = jnp.ones(model.nv) if free is None else jnp.asarray(free, dtype=float)
@@ -101,8 +109,18 @@ def equilibrate(system, q_guess, *, free=None, n_newton: int = 3, params=None):
         # restoring force, e.g. a free payload's rotations, give zero rows and columns of J, where
         # the shift gives δ = 0); normal equations (JᵀJ) would square J's condition number and add
         # round-off noise to the derivative
-        lam = 1e-12 * jnp.max(jnp.abs(J)) + 1e-300
-        delta = -jnp.linalg.solve(J + lam * jnp.eye(model.nv, dtype=q.dtype), r) * mask
+        a = jnp.abs(J)
+        scale = jnp.max(a)
+        lam = 1e-12 * scale + 1e-300
+        # A direction whose acceleration nothing acts on at rest (its row of J at round-off: the rotations
+        # of a payload hung at its centre of gravity) is held: its residual is round-off too, and the shift
+        # alone would turn it into a step of round-off / λ (1e-5 rad from 1e-14 rad/s², where the
+        # mass-matrix route that the derivatives take leaves such noise and the articulated-body
+        # recursion none), so that the start, and its derivative, would depend on the route
+        inert = jax.lax.stop_gradient(jnp.max(a, axis=1) <= INERT_FRACTION * scale)
+        keep = jnp.where(inert, 0.0, 1.0).astype(q.dtype)
+        Jk = J * keep[:, None] + jnp.diag(1.0 - keep)
+        delta = -jnp.linalg.solve(Jk + lam * jnp.eye(model.nv, dtype=q.dtype), r * keep) * mask
         return model.normalise(model.integrate(q, delta))
 
     return jax.lax.fori_loop(0, n_newton, step, jnp.asarray(q_guess))
