@@ -45,7 +45,7 @@ from ..operability.windows import SMOOTH_WIDTH, smooth_workability
 from ..paths import get_leaf, set_leaf
 from ..run import SCENARIO_BATCH, with_sea_state
 from ..scenario import default_save_dt, tracks_every_step
-from ..simulation import Integrator
+from ..simulation import _FIXED as FIXED_METHODS, Integrator
 from .rollout import Problem, time_grid
 
 
@@ -90,11 +90,13 @@ class LimitingHsModel:
                              "rest states, which the model's start does not hold; not supported")
         self._reads = {}  # a run in phases: the scenario phases the criteria read (_phases)
         self.scenario = self._phases(op) if self.loaded.scenario else None
+        # the file's fixed-step method (as `jaxmbd operability` runs it) at dt; RK4 where the file's is adaptive
+        method = self.loaded.integrator.method if self.loaded.integrator.method in FIXED_METHODS else "rk4"
         if self.scenario is None:
             ts = time_grid(op.duration, self.save_dt or dt * max(1, round(0.2 / dt)), dt)
-            integrator, newton = Integrator("rk4", dt=dt), self.equilibrium_newton
+            integrator, newton = Integrator(method, dt=dt), self.equilibrium_newton
         else:  # the file's own runs: its fixed-step integrator and saves; its start re-solved if the file solves it
-            ts, integrator = None, self.loaded.integrator if self.dt is None else Integrator("rk4", dt=dt)
+            ts, integrator = None, self.loaded.integrator if self.dt is None else Integrator(method, dt=dt)
             newton = self.equilibrium_newton if self.loaded.simulation.static_equilibrium else 0
         self.problem = Problem(system, None, None, jnp.asarray(start.q), ts, integrator, keys=keys, equilibrium_newton=newton,
                                equilibrium_free=self.loaded.simulation.equilibrium_free)
