@@ -25,7 +25,7 @@ from jaxmbd.optim.workability import LimitingHsModel  # noqa: E402
 from jaxmbd.run import settings_of  # noqa: E402
 from studies.subsea_installation.operability import smoke  # noqa: E402
 
-# about 8 minutes on one core: root searches to 1e-9 m of runs of the six phases, and a gradient's compile (4 minutes)
+# some 30 minutes on one core (six checks, 1962 s on 2026-12-02 beside other work): root searches to 1e-9 m of runs of the six phases, and a gradient's compile (4 minutes)
 pytestmark = pytest.mark.slow
 # roots to 1e-9 m (the secant steps: 10-16 runs a search, where bisection took 35): differences of 1e-4 read 1e-5
 TIGHT = Search(hs_start=1.0, hs_max=6.0, tolerance=1e-9, max_evaluations=80, secant=True)

@@ -9,8 +9,8 @@ The file's ``[operability]`` table (docs/operability.md gives the schema)::
     n_realisations = 8            # per run (the same seed at every Hs: common random numbers)
     duration = 300.0              # s per realisation of a run without phases (a scenario sets its own)
     seed = 1
-    hs_max = 6.0                  # m, the search's range and final bracket width
-    tolerance = 0.02
+    hs_max = 6.0                  # m, the top of the search (default 10 m)
+    tolerance = 0.02              # m, the final bracket's width (the default)
     forecast_level = "base"       # DNV's alpha factor (a table, jaxmbd.operability.alpha), or alpha = 1.0
     contingency_hours = 3         # T_C: the windows span T_R = T_POP + T_C, the least of the phases' limits after them
 

@@ -2,7 +2,7 @@
 month with and without heave compensation, then the compensation and the rigging tuned by the gradient of the
 worst month's workability on the first five years of the hindcast, checked on the last five.
 
-    python studies/operability/run.py                  # the study (about 15 minutes on the 2-core machine)
+    python studies/operability/run.py                  # the study (about 4 minutes on the 2-core machine)
     python studies/operability/run.py --smoke          # every step on two periods, two realisations (CI)
     python studies/operability/run.py --hindcast FILE  # another hourly hindcast (default: the ten-year file)
 
