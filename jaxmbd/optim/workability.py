@@ -45,7 +45,8 @@ from ..operability.windows import SMOOTH_WIDTH, smooth_workability
 from ..paths import get_leaf, set_leaf
 from ..run import SCENARIO_BATCH, with_sea_state
 from ..scenario import default_save_dt, tracks_every_step
-from ..simulation import _FIXED as FIXED_METHODS, Integrator
+from ..simulation import _FIXED as FIXED_METHODS
+from ..simulation import Integrator
 from .rollout import Problem, time_grid
 
 
