@@ -25,7 +25,8 @@ from .results import Result
 from .system import Inputs, System, drive_saves
 from .validity import SLACK_FRACTION
 
-_FIXED = ("rk4", "tsit5", "dopri5", "heun", "euler")
+FIXED_STEP_METHODS = ("rk4", "tsit5", "dopri5", "heun", "euler")  # methods run by the own fixed-step scan when given a dt
+_FIXED = FIXED_STEP_METHODS
 
 SOLVERS = {
     "tsit5": diffrax.Tsit5,

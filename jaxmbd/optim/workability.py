@@ -45,8 +45,7 @@ from ..operability.windows import SMOOTH_WIDTH, smooth_workability
 from ..paths import get_leaf, set_leaf
 from ..run import SCENARIO_BATCH, with_sea_state
 from ..scenario import default_save_dt, tracks_every_step
-from ..simulation import _FIXED as FIXED_METHODS
-from ..simulation import Integrator
+from ..simulation import FIXED_STEP_METHODS, Integrator
 from .rollout import Problem, time_grid
 
 
@@ -92,7 +91,7 @@ class LimitingHsModel:
         self._reads = {}  # a run in phases: the scenario phases the criteria read (_phases)
         self.scenario = self._phases(op) if self.loaded.scenario else None
         # the file's fixed-step method (as `jaxmbd operability` runs it) at dt; RK4 where the file's is adaptive
-        method = self.loaded.integrator.method if self.loaded.integrator.method in FIXED_METHODS else "rk4"
+        method = self.loaded.integrator.method if self.loaded.integrator.method in FIXED_STEP_METHODS else "rk4"
         if self.scenario is None:
             ts = time_grid(op.duration, self.save_dt or dt * max(1, round(0.2 / dt)), dt)
             integrator, newton = Integrator(method, dt=dt), self.equilibrium_newton
