@@ -25,7 +25,7 @@ from .results import Result
 from .system import Inputs, System, drive_saves
 from .validity import SLACK_FRACTION
 
-FIXED_STEP_METHODS = ("rk4", "tsit5", "dopri5", "heun", "euler")  # methods run by the own fixed-step scan when given a dt
+FIXED_STEP_METHODS = ("rk4", "tsit5", "dopri5", "heun", "euler")  # the methods jaxmbd's fixed-step scan runs when given a dt
 _FIXED = FIXED_STEP_METHODS
 
 SOLVERS = {
