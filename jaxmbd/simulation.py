@@ -26,7 +26,6 @@ from .system import Inputs, System, drive_saves
 from .validity import SLACK_FRACTION
 
 FIXED_STEP_METHODS = ("rk4", "tsit5", "dopri5", "heun", "euler")  # the methods jaxmbd's fixed-step scan runs when given a dt
-_FIXED = FIXED_STEP_METHODS
 
 SOLVERS = {
     "tsit5": diffrax.Tsit5,
@@ -338,7 +337,7 @@ def solve_with_extremes(system, y0, ts, integrator, waves, params, dynamics, tra
         duration = float(ts[-1] - ts[0])
     except (TypeError, jax.errors.ConcretizationTypeError):
         duration = 1e4  # traced time grid: fall back to the adaptive budget
-    if integrator.dt is not None and integrator.method in _FIXED and not integrator.use_diffrax:
+    if integrator.dt is not None and integrator.method in FIXED_STEP_METHODS and not integrator.use_diffrax:
         ts_np = np.asarray(ts, dtype=float)
         per = (ts_np[1] - ts_np[0]) / integrator.dt if ts_np.size > 1 else 1.0
         if ts_np.size < 2 or abs(per - round(per)) > 1e-6 or not np.allclose(np.diff(ts_np), ts_np[1] - ts_np[0], rtol=1e-9, atol=1e-9):

@@ -106,9 +106,8 @@ def equilibrate(system, q_guess, *, free=None, n_newton: int = 3, params=None):
         J = jax.jacfwd(lambda d: residual(model.integrate(q, d * mask)))(jnp.zeros(model.nv, dtype=q.dtype))
         # Newton with a tiny diagonal shift, (J + λI) δ = −r, instead of lstsq: lstsq differentiates
         # through an SVD, whose derivative is NaN where singular values repeat (directions without
-        # restoring force, e.g. a free payload's rotations, give zero rows and columns of J, where
-        # the shift gives δ = 0); normal equations (JᵀJ) would square J's condition number and add
-        # round-off noise to the derivative
+        # restoring force, e.g. a free payload's rotations, give zero rows of J, held below); normal
+        # equations (JᵀJ) would square J's condition number and add round-off noise to the derivative
         a = jnp.abs(J)
         scale = jnp.max(a)
         lam = 1e-12 * scale + 1e-300
