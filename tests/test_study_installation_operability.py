@@ -43,3 +43,27 @@ def test_the_installations_root_search_agrees_with_a_fine_grid_of_hs():
         assert j > 0 and np.all(g[:j] >= 0), g  # one crossing, inside the grid
         root = grid[j - 1] - g[j - 1] * (grid[j] - grid[j - 1]) / (g[j] - g[j - 1])
         assert hs[k] == pytest.approx(root, rel=0.01), (k, hs[k], root)
+
+
+def test_the_installations_hull_covers_every_heading_of_its_table():
+    """The operability table's headings go round the circle (0-315 deg) and the box hull's Capytaine table
+    holds 0-180 deg: the study mirrors it about the hull's xz plane.  Exact: 0-180 deg read the table as it
+    is (bitwise), and 360 deg - β reads β's excitation with sway, roll and yaw negated (bitwise)."""
+    import math
+
+    from jaxmbd.hydro.bem import read_capytaine
+    from studies.osv_lift.hull import HULL_NC, hull_over_the_circle
+    from studies.subsea_installation.operability import HEADINGS
+
+    half, full = read_capytaine(HULL_NC), hull_over_the_circle()
+    with pytest.raises(Exception, match="outside the excitation table"):
+        half.check_headings(math.radians(225.0))
+    full.check_headings(np.radians(HEADINGS))
+    omega = np.asarray(half.omega)
+    sign = np.array([1, -1, 1, -1, 1, -1])
+    for h in HEADINGS:
+        got = np.asarray(full.excitation_at(omega, math.radians(h)))
+        if h <= 180.0:
+            np.testing.assert_array_equal(got, np.asarray(half.excitation_at(omega, math.radians(h))))
+        else:
+            np.testing.assert_array_equal(got, np.asarray(half.excitation_at(omega, math.radians(360.0 - h))) * sign)

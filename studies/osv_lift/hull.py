@@ -28,6 +28,16 @@ def osv_hydro(path=HULL_NC):
                          rho=1025.0, g=9.81, cache=path, name="osv")
 
 
+def hull_over_the_circle(path=HULL_NC):
+    """The hull's coefficients with the heading table mirrored to the whole circle: the box is symmetric about
+    its xz plane, so the excitation at −β is that at β with sway, roll and yaw negated
+    (:meth:`jaxmbd.hydro.HydroData.with_xz_symmetry`).  The cached table has headings 0-180 deg only, which a
+    run at 225 deg and beyond (an operability table over the circle) refuses."""
+    from jaxmbd.hydro.bem import read_capytaine
+
+    return read_capytaine(path).with_xz_symmetry()
+
+
 if __name__ == "__main__":
     import time
 

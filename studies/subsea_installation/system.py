@@ -50,14 +50,13 @@ from jaxmbd.forces.drive import JointDrive
 from jaxmbd.forces.fender import Fender
 from jaxmbd.forces.morison import MorisonObject
 from jaxmbd.hydro import JONSWAP, SeaState
-from jaxmbd.hydro.bem import read_capytaine
 from jaxmbd.hydro.body import HydroBody
 from jaxmbd.joints import Fixed, Free, Revolute
 from jaxmbd.model import Body, ModelBuilder, Placement
 from jaxmbd.scenario import Scenario
 from jaxmbd.simulation import static_equilibrium
 from jaxmbd.system import System
-from studies.osv_lift.hull import BEAM, DRAUGHT, HULL_NC, LENGTH
+from studies.osv_lift.hull import BEAM, DRAUGHT, LENGTH, hull_over_the_circle
 from studies.osv_lift.system import (
     BOOM_DIR,
     BOOM_LENGTH,
@@ -137,7 +136,7 @@ def sea(hs=2.0, tp=9.0, heading_deg=180.0, n_frequencies=100):
 def build(hs=2.0, tp=9.0, heading_deg=180.0, *, n_frequencies=100, hydro=None):
     """``(System, q0)``: the system and its static equilibrium with the manifold resting on deck under the
     boom tip, the falls just taut (5 % of the weight)."""
-    hd = hydro if hydro is not None else read_capytaine(HULL_NC)
+    hd = hydro if hydro is not None else hull_over_the_circle()  # the box's table mirrored: headings 0-360 deg
     tip0 = KING_BASE + _turn(SLEW_START) @ tip_in_king()  # vessel frame
     manifold0 = np.array([tip0[0], tip0[1], DECK_Z + HALF[2]])
     m_hull = DISPLACEMENT - M_KING - M_BOOM - M_MANIFOLD
