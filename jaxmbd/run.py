@@ -118,6 +118,14 @@ def with_sea_state(system: System, *, hs=None, tp=None, heading=None) -> System:
     return sea_state_leaves(system, hs_new, tp_new, waves.mean_direction if heading is None else heading)
 
 
+def check_headings(system: System, headings_rad) -> None:
+    """Every heading (rad) of a study against the system's hydrodynamic tables, before anything runs: a
+    :class:`RunError` naming the first heading a table does not cover (a table covers the circle, or its
+    hull's symmetry mirrors it there: ``xz_symmetry``)."""
+    for heading in np.atleast_1d(np.asarray(headings_rad, dtype=float)).tolist():
+        _check_heading(system, system.waves, heading)
+
+
 def _check_heading(system: System, waves, heading: float):
     """A new heading against every hydrodynamic table: inside the run it is traced, and a table would clamp
     a heading it does not cover without a word (the file's own heading is checked when it is read)."""

@@ -99,6 +99,20 @@ def test_a_phase_failing_at_the_floor_is_a_no_go_and_alpha_below_1_m_is_marked(t
     assert operation(lim, op)[0].limit(np.array([4.0, 5.0])).tolist() == [0.0, 0.5 * alpha_factor(3, 1.0) * 0.8]
 
 
+def test_a_heading_the_hull_table_does_not_cover_is_refused_before_any_cell_runs(tmp_path):
+    """The packaged barge's table holds headings 0-180 deg: a table asking 180 and 225 deg stops at once with one
+    line naming 225 deg, the file and the remedy, and leaves no cell on disk (before, the 180 deg cells ran first)."""
+    import dataclasses
+
+    from jaxmbd.run import RunError
+
+    loaded = load_system(SMALL_LIFT)
+    op = dataclasses.replace(loaded.operability, headings_deg=(180.0, 225.0), tp=(6.0,), n_realisations=2)
+    with pytest.raises(RunError, match=r"heading 225 deg: .*barge_hydro.nc.*outside the excitation table.*xz_symmetry"):
+        limiting_table(loaded, op, out_dir=tmp_path)
+    assert not (tmp_path / "cells").exists() or not any((tmp_path / "cells").iterdir())
+
+
 def test_the_site_table_is_the_weather_windows_of_the_limits(smoke):
     """The site's go count per month equals the weather windows recomputed here from the limits file."""
     lim, site = xr.open_dataset(smoke / "limits.nc"), xr.open_dataset(smoke / "site.nc")

@@ -46,7 +46,7 @@ import numpy as np
 from ..cluster import as_tasks
 from ..errors import InputError, SimulationError
 from ..hydro.waves import JONSWAP
-from ..run import RunSettings, TimeBudget, run, run_sea_states, settings_of, start_of
+from ..run import RunSettings, TimeBudget, check_headings, run, run_sea_states, settings_of, start_of
 from .alpha import LEVELS, TABLES, alpha_factor
 from .criteria import Criterion, extremes_of, margin_of, reached_fraction
 from .limiting import Evaluations, LimitingHs, Search, below_breaking, bootstrap_band, limiting_hs, search_steps, site_limit
@@ -390,6 +390,7 @@ def limiting_table(case, table: OperabilityTable, *, start=None, progress=None, 
     if getattr(case, "scenario", None):  # a realisation that diverges stops there and fails its phase (_Runs.record)
         base = dataclasses.replace(base, diverged="stop")
     total = len(table.headings_deg) * len(table.tp)
+    check_headings(case.system, np.radians(table.headings_deg))  # before any cell runs, not at the first that needs it, hours in
     where = [divmod(k, len(table.tp)) for k in range(total)]
     keys = [cell_key(case.system, start, table, h, j, settings=base, scenario=getattr(case, "scenario", None))
             if out_dir is not None else None for h, j in where]
