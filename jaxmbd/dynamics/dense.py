@@ -19,6 +19,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.ad_checkpoint import checkpoint_name as _checkpoint_name
 
 from .. import spatial
 from ..joints import Free, Planar
@@ -137,7 +138,8 @@ def _solve_from_terms(J, IT, B, tau):
     M = jnp.einsum("bik,bil->kl", J, IJ)  # one GEMM; a broadcast-and-sum here is slow on XLA's CPU
     h = jnp.einsum("bik,bi->k", J, B)
     L = jax.lax.linalg.cholesky(M, symmetrize_input=False)
-    return cholesky_solve(L, tau - h), L
+    # named: a checkpointed right-hand side keeps v̇ for reverse mode (jaxmbd.simulation._SAVED)
+    return _checkpoint_name(cholesky_solve(L, tau - h), "joint_accelerations"), L
 
 
 

@@ -107,7 +107,8 @@ def main(argv=None):
             out[f"{m}_ratio_tuned"] = out[m]["run_s"] / out["forward_run_tuned"]["run_s"]
     state_bytes = (system.model.nq + system.model.nv + system.n_states) * 8
     out["saved_states_bytes"] = state_bytes * len(ts)
-    out["stage_states_bytes"] = state_bytes * out["n_steps"] * 4  # RK4: four stages a step
+    # RK4: four stages a step, each its state and the joint accelerations its checkpoint keeps (simulation._stage_bytes)
+    out["stage_states_bytes"] = (state_bytes + system.model.nv * 8) * out["n_steps"] * 4
     out["checkpoint_auto"] = "steps" if out["stage_states_bytes"] <= STAGE_MEMORY_BUDGET else "saves"
     print(json.dumps(out, indent=1))
     a.out.write_text(json.dumps(out, indent=1))
@@ -149,7 +150,7 @@ def write_section(out, path=None):
         f"| forward mode ({out['n_parameters']} JVPs, vmapped) | {fw['compile_s']:.1f} | {fw['run_s']:.3f} | "
         f"{out['forward_ratio']:.2f} | {out['forward_ratio_tuned']:.2f} | {mb(fw['temp_bytes'])} | {mb(fw['maxrss_bytes_so_far'])} |",
         "",
-        f"Memory: every right-hand side is checkpointed (its input state kept, its intermediates recomputed just before "
+        f"Memory: every right-hand side is checkpointed (its input state and its joint accelerations kept, its other intermediates recomputed just before "
         f"its VJP). With `Integrator.checkpoint=\"auto\"` (the default) reverse mode keeps the state at every stage of "
         f"every step when they fit in `STAGE_MEMORY_BUDGET` ({STAGE_MEMORY_BUDGET / 2**20:.0f} MiB per trajectory): here "
         f"{out['stage_states_bytes'] / 1e6:.1f} MB, so it did (\"{out['checkpoint_auto']}\"); the budget holds about "
