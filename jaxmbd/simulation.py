@@ -110,7 +110,8 @@ def _rk_step(f, t, y, dt, tableau, aux=None):
 
 def _stage_bytes(y0, n_steps, n_stages):
     """Bytes reverse mode stores to keep every stage's state of a fixed-step run (one trajectory), with the
-    joint accelerations each stage's checkpoint keeps (:data:`_SAVED`: v's size again)."""
+    joint accelerations each stage's checkpoint keeps (:data:`_SAVED`: v's size again; an upper bound where the
+    right-hand side does not take the dense rule and nothing is named)."""
     per = sum(x.size * x.dtype.itemsize for x in jax.tree_util.tree_leaves(y0))
     v = y0[1]
     return n_steps * n_stages * (per + v.size * v.dtype.itemsize)
@@ -164,9 +165,10 @@ def _fixed_step_solve(system, y0, t0, dt, n_windows, steps_per_window, forcing, 
 
     # One intermediate is kept, not recomputed: the joint accelerations of the dense rule
     # (jaxmbd.dynamics.dense, named "joint_accelerations"; nv numbers a stage).  Its backward pass then
-    # linearises the loads and the inverse dynamics at the saved v̇ instead of solving for it again after
-    # every load: crane vessel, 200 s, alternating processes, reverse mode 0.69-0.77 -> 0.40-0.55 s
-    # (benchmarks/NOTES.md).  Keeping the mass matrix's factor as well gained nothing and cost 11 MB.
+    # linearises the loads and the inverse dynamics at the saved v̇ instead of factoring and solving again:
+    # crane vessel, 200 s, four processes per code in turn, reverse mode 0.549-0.668 -> 0.401-0.472 s
+    # (benchmarks/NOTES.md, "The joint accelerations kept by each checkpoint").
+    # Keeping the mass matrix's factor as well gained nothing and cost 11 MB.
     @functools.partial(jax.checkpoint, prevent_cse=False, policy=_SAVED)
     def f(t, y):
         return system.rhs_and_loads(t, y, forcing) if dynamics else system.rhs(t, y, forcing)

@@ -34,7 +34,7 @@ from jaxmbd.optim.tuning import value_and_grad  # noqa: E402
 from jaxmbd.optim.examples import small_crane_vessel  # noqa: E402
 from jaxmbd import FORWARD_JIT_OPTIONS  # noqa: E402
 from jaxmbd.hydro import JONSWAP, SeaState  # noqa: E402
-from jaxmbd.simulation import STAGE_MEMORY_BUDGET, Integrator  # noqa: E402
+from jaxmbd.simulation import STAGE_MEMORY_BUDGET, Integrator, _stage_bytes  # noqa: E402
 from benchmarks.timing import interleaved  # noqa: E402
 
 
@@ -107,8 +107,9 @@ def main(argv=None):
             out[f"{m}_ratio_tuned"] = out[m]["run_s"] / out["forward_run_tuned"]["run_s"]
     state_bytes = (system.model.nq + system.model.nv + system.n_states) * 8
     out["saved_states_bytes"] = state_bytes * len(ts)
-    # RK4: four stages a step, each its state and the joint accelerations its checkpoint keeps (simulation._stage_bytes)
-    out["stage_states_bytes"] = (state_bytes + system.model.nv * 8) * out["n_steps"] * 4
+    # RK4: four stages a step, each its state and the joint accelerations its checkpoint keeps
+    y_shape = (np.zeros(system.model.nq), np.zeros(system.model.nv), np.zeros(system.n_states))
+    out["stage_states_bytes"] = _stage_bytes(y_shape, out["n_steps"], 4)
     out["checkpoint_auto"] = "steps" if out["stage_states_bytes"] <= STAGE_MEMORY_BUDGET else "saves"
     print(json.dumps(out, indent=1))
     a.out.write_text(json.dumps(out, indent=1))
