@@ -208,7 +208,8 @@ def main(argv=None):
         "operands and results, not memory traffic (one right-hand side's working set stays in the caches): by them the "
         "programs would sit under the copy's bandwidth roof (flop/byte x GB/s), which the batch exceeds, so the limit is "
         "neither the memory nor the arithmetic units but the number of small dependent operations.  The flops leave out the "
-        "transcendentals (the installation's Morison wave kinematics: 780 a right-hand side, each some tens of operations), "
+        f"transcendentals (the installation's Morison wave kinematics: {got['installation'][0]['transcendentals']:,.0f} a right-hand "
+        "side, each some tens of operations), "
         "so its rate is understated.  These are the limits the other figures of this file are measured against.",
     ]
     RESULTS.mkdir(parents=True, exist_ok=True)
