@@ -138,6 +138,107 @@ def tree_digest(*trees) -> str:
     return h.hexdigest()
 
 
+# How far a floating-point array of a key may move and still be the same study: a processor that rounds
+# differently (XLA's and the BLAS's kernels are chosen per instruction set) builds the same file's system and
+# solves its equilibrium to other bits, so a bitwise digest alone refuses the cells of the same study computed on
+# another kind of host (a cluster of mixed nodes, a folder moved between machines).  1e-9 of the array's scale is
+# well above such round-off (1e-16 to 1e-12 of it) and well below any change a user makes to an input; the runs'
+# own error (the integrator's) is larger still.
+ROUNDING = 1e-9
+
+
+def _array_of(leaf):
+    if isinstance(leaf, jax.Array) and jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):
+        return np.asarray(jax.random.key_data(leaf))
+    return np.asarray(leaf)
+
+
+_BLOCKS = 16  # a floating-point leaf is summarised in up to this many contiguous blocks of its elements
+
+
+def tree_summary(*trees) -> dict:
+    """What :func:`same_tree` compares where two digests differ: ``exact``, a digest of the structure and of
+    every leaf that is not floating point (integers, booleans, keys, static fields, a file's contents), and
+    ``values``, per floating-point leaf (by its path in the tree), its elements in up to 16 contiguous blocks
+    (real and imaginary parts apart), each block's weighted sum and the sum of its magnitudes; the weights (1
+    to 2, a fixed sequence) make a change in any one element move its block's sum."""
+    h, values = hashlib.sha256(), {}
+    for t, tree in enumerate(trees):
+        leaves = jax.tree_util.tree_flatten_with_path(tree)[0]
+        h.update(_files_as_contents(str(jax.tree_util.tree_structure(tree))).encode())
+        for path, leaf in leaves:
+            if not isinstance(leaf, jax.Array | np.ndarray | float | int | complex | bool | np.generic):
+                h.update(_files_as_contents(repr(leaf)).encode())
+                continue
+            a = _array_of(leaf)
+            h.update(f"{a.dtype}{a.shape}".encode())
+            if not np.issubdtype(a.dtype, np.inexact):
+                h.update(np.ascontiguousarray(a).tobytes())
+                continue
+            row = []
+            for x in ((a.real, a.imag) if np.iscomplexobj(a) else (a,)):
+                x = np.ravel(x).astype(np.float64)
+                w = 1.0 + np.mod(np.arange(1, x.size + 1) * 0.6180339887498949, 1.0)
+                for b in np.array_split(np.arange(x.size), min(x.size, _BLOCKS)):
+                    row.append([float(np.sum(w[b] * x[b])), float(np.sum(np.abs(x[b])))])
+            values[f"{t}{jax.tree_util.keystr(path)}"] = row
+    return {"exact": h.hexdigest()[:16], "values": values}
+
+
+def same_tree(old: dict, new: dict, rtol: float = ROUNDING) -> list[str]:
+    """The leaves in which the tree of summary ``new`` (:func:`tree_summary`) is not that of ``old`` beyond
+    round-off: a block's weighted sum or magnitude moved by more than ``rtol`` of the larger of its own
+    magnitude and 1e-3 of its leaf's (so that elements which are zero to round-off, 1e-17 on one processor and
+    0 on another, are not a change); empty: the same tree."""
+    if old.get("exact") != new.get("exact"):
+        return ["its structure or a leaf that is not floating point"]
+    a, b = old.get("values", {}), new.get("values", {})
+    if set(a) != set(b):
+        return sorted(set(a) ^ set(b))
+    changed = []
+    for name, row in b.items():
+        was = a[name]
+        if len(was) != len(row):
+            changed.append(name)
+            continue
+        leaf = max(sum(r[1] for r in row), sum(r[1] for r in was))
+        worst = 0.0
+        for (s1, m1), (s0, m0) in zip(row, was):
+            scale = 2.0 * max(m1, m0, 1e-3 * leaf, 1e-300)  # the weights are at most 2
+            worst = max(worst, abs(s1 - s0) / scale, abs(m1 - m0) / scale)
+        if worst > rtol:
+            changed.append(f"{name} ({worst:.1e} of its scale)")
+    return changed
+
+
+def key_changes(old: dict, new: dict) -> tuple[list[str], bool]:
+    """What differs between a cell's stored key ``old`` and this run's ``new``, as (fields or leaves that
+    changed, whether a digest differed by round-off only).  A digest field ``f`` ("system", "start") whose
+    bits differ is the same where both keys hold its summary ``f_values`` and :func:`same_tree` finds no
+    leaf beyond :data:`ROUNDING`: the same study on a processor that rounds differently."""
+    if old == new:
+        return [], False
+    digests = [f for f in new if f + "_values" in new]
+    changed, rounded = [], False
+    for f in sorted(set(old) | set(new)):
+        if f.endswith("_values") and f[: -len("_values")] in digests or old.get(f) == new.get(f):
+            continue
+        if f in digests and isinstance(old.get(f + "_values"), dict):
+            leaves = same_tree(old[f + "_values"], new[f + "_values"])
+            if not leaves:
+                rounded = True
+                continue
+            changed.append(f"{f} ({', '.join(leaves[:3])}{', ...' if len(leaves) > 3 else ''})")
+        elif f in digests:
+            changed.append(f"{f} (its arrays' bits; the cell's key, older, holds no summary to tell round-off apart)")
+        else:
+            was, now = old.get(f), new.get(f)
+            shown = all(v is None or isinstance(v, int | float) or isinstance(v, str) and len(v) <= 40
+                        and not re.fullmatch(r"[0-9a-f]{16}", v) for v in (was, now))  # digests and reprs: named only
+            changed.append(f"{f} {was!r} -> {now!r}" if shown else f)
+    return changed, rounded and not changed
+
+
 @functools.lru_cache(maxsize=1)
 def code_digest() -> str:
     """jaxmbd's version and a digest of its source: a cell computed by other code is another cell, even
@@ -158,7 +259,8 @@ def cell_key(system: System, start, settings: SweepSettings, i: int, j: int) -> 
     """Everything that decides the numbers of cell (i, j), as a dict of strings and numbers."""
     base = sea_state_leaves(system, 0.0, 0.0, system.waves.mean_direction)  # the cell's Hs and Tp are entries of their own
     start = _as_start(start)
-    return {"system": tree_digest(base)[:16], "start": tree_digest((start.q, start.v, start.z))[:16], "hs": float(settings.hs[i]),
+    return {"system": tree_digest(base)[:16], "start": tree_digest((start.q, start.v, start.z))[:16],
+            "system_values": tree_summary(base), "start_values": tree_summary((start.q, start.v, start.z)), "hs": float(settings.hs[i]),
             "tp": float(settings.tp[j]), "seed": int(settings.seed), "realisations": int(settings.n_realisations),
             "duration": float(settings.duration), "save_dt": float(settings.save_dt),
             "integrator": repr(settings.integrator), "jaxmbd": code_digest()}
@@ -186,7 +288,20 @@ def _read_cell(path: Path):
 
 
 def _changes(old: dict, new: dict) -> str:
-    return ", ".join(f"{k} {old.get(k)!r} -> {new.get(k)!r}" for k in new if old.get(k) != new.get(k))
+    return ", ".join(key_changes(old, new)[0])
+
+
+_ROUNDED = ("cells computed on a processor that rounds the system's arrays differently (each array within "
+            f"{ROUNDING:g} of its scale): taken as this study's; the table is this study's to round-off, not bitwise")
+
+
+def _same_key(old: dict, new: dict, note=None) -> bool:
+    """Whether a stored cell's key is this run's (:func:`key_changes`); ``note`` hears once that round-off was
+    let through."""
+    changed, rounded = key_changes(old, new)
+    if rounded and note is not None:
+        note(_ROUNDED)
+    return not changed
 
 
 def cell_settings(settings: SweepSettings, i: int, j: int) -> RunSettings:
@@ -297,6 +412,13 @@ def run_sweep(system: System, start, settings: SweepSettings, out_dir, *, proces
     start = _as_start(start)
     keys = {c: cell_key(system, start, settings, *c) for c in cells}
     mine = [c for k, c in enumerate(cells) if k % process_count == process_index]
+    told = []
+
+    def once(message):
+        if not told:
+            told.append(message)
+            note(message)
+
     with _Lock(out, process_index):
         todo = []
         for i, j in mine:  # decide every cell before computing any, so a refusal comes at once
@@ -308,7 +430,7 @@ def run_sweep(system: System, start, settings: SweepSettings, out_dir, *, proces
             if read is None:
                 note(f"{path}: damaged (unreadable, truncated or altered); recomputed")
                 todo.append((i, j))
-            elif read[1] != keys[(i, j)]:
+            elif not _same_key(read[1], keys[(i, j)], once):
                 if not force:
                     raise SweepError(f"{path}: computed for another configuration ({_changes(read[1], keys[(i, j)])}); "
                                      "--force recomputes the cells that differ, or choose another output folder")
@@ -335,7 +457,7 @@ def run_sweep(system: System, start, settings: SweepSettings, out_dir, *, proces
 
     def valid(c):
         read = _read_cell(_cell_path(out, *c)) if _cell_path(out, *c).exists() else None
-        return read is not None and read[1] == keys[c]
+        return read is not None and _same_key(read[1], keys[c], once)
 
     while wait and not all(valid(c) for c in cells):
         time.sleep(1.0)
@@ -362,7 +484,7 @@ def operability(settings: SweepSettings, out_dir, *, keys: dict | None = None) -
             if read is None:
                 raise SweepError(f"{_cell_path(out, i, j)}: missing or damaged; run the sweep again to compute it")
             ds, cell = read
-            if keys is not None and cell != keys[(i, j)]:
+            if keys is not None and not _same_key(cell, keys[(i, j)]):
                 raise SweepError(f"{_cell_path(out, i, j)}: computed for another configuration "
                                  f"({_changes(cell, keys[(i, j)])})")
             for name in settings.limits:

@@ -290,14 +290,14 @@ def test_cells_split_over_two_processes_or_resumed_give_bitwise_the_same_table(t
         for name in one.data_vars:
             assert np.array_equal(one[name].values, other[name].values, equal_nan=one[name].dtype.kind == "f"), name
     changed = dataclasses.replace(op, seed=2)
-    with pytest.raises(ValueError, match=r"cell_h00_t000.json: computed for another study \(changed: seed\)"):
+    with pytest.raises(ValueError, match=r"cell_h00_t000.json: computed for another study \(changed: seed 1 -> 2\)"):
         limiting_table(loaded, changed, out_dir=tmp_path / "one")
     # what decides a run beyond the table: the integrator and save step, and the [scenario]'s phases
     finer = dataclasses.replace(loaded, integrator=dataclasses.replace(loaded.integrator, dt=loaded.integrator.dt / 2))
     with pytest.raises(ValueError, match=r"computed for another study \(changed: integrator\)"):
         limiting_table(finer, op, out_dir=tmp_path / "one")
     phased = dataclasses.replace(loaded, scenario={"name": "s", "phases": [{"name": "lift", "max_duration": 60.0}]})
-    with pytest.raises(ValueError, match=r"computed for another study \(changed: duration, scenario\)"):
+    with pytest.raises(ValueError, match=r"computed for another study \(changed: duration 60.0 -> None; scenario\)"):
         limiting_table(phased, dataclasses.replace(op, duration=None), out_dir=tmp_path / "one")
 
 
@@ -516,3 +516,37 @@ def test_the_gradient_model_of_a_table_phase_reading_two_scenario_phases_gives_e
     model._margins_of = lambda *a: (margins, ok, np.ones((4, 3), bool))
     assert LimitingHsModel.margins(model, 2.0) == {reached_name("lower"): np.inf, reached_name("splash"): np.inf,
                                                    "sling": 0.4, "slack": 0.3}
+
+
+def test_cells_of_a_processor_that_rounds_differently_are_taken_and_a_changed_system_refused(tmp_path):
+    """A cell written under the key of the same system with every array moved by 3 ulps (what another kind of
+    processor makes of the same file) is this study's: taken, with one warning that the table is this study's
+    to round-off.  A cell of a system with one mass 1e-6 heavier is refused, naming the leaf."""
+    import dataclasses
+    import warnings
+
+    import equinox as eqx
+
+    from jaxmbd.operability.cells import cell_key, cell_path, write_cell
+    from jaxmbd.operability.windows import OperabilityError
+    from jaxmbd.run import settings_of, start_of
+    from test_sweep_integrity import _ulps
+
+    loaded = load_system(SMALL_LIFT)
+    op = dataclasses.replace(loaded.operability, headings_deg=(180.0,), tp=(6.0,), n_realisations=2)
+    start = start_of(loaded)
+    base = settings_of(loaded, n_realisations=op.n_realisations, seed=op.seed, duration=op.duration)
+    phase = {"hs": 0.8, "low": float("nan"), "high": float("nan"), "status": "root", "governing": op.criteria[0].name}
+    cell = {"phases": [phase], "runs": 3, "validity": ""}
+    elsewhere = dataclasses.replace(start, q=_ulps(start.q))
+    write_cell(cell_path(tmp_path, 0, 0), cell_key(_ulps(loaded.system), elsewhere, op, 0, 0, settings=base, scenario=None), cell)
+    with warnings.catch_warnings(record=True) as heard:
+        warnings.simplefilter("always")
+        lim = limiting_table(loaded, op, start=start, out_dir=tmp_path)
+    assert float(lim["limiting_hs"].values.ravel()[0]) == 0.8
+    assert any("rounds the system's arrays differently" in str(w.message) for w in heard)
+
+    heavier = eqx.tree_at(lambda s: s.model.inertia, loaded.system, loaded.system.model.inertia.at[1, 5, 5].multiply(1 + 1e-6))
+    write_cell(cell_path(tmp_path, 0, 0), cell_key(heavier, start, op, 0, 0, settings=base, scenario=None), cell)
+    with pytest.raises(OperabilityError, match=r"computed for another study \(changed: system \(0.*inertia"):
+        limiting_table(loaded, op, start=start, out_dir=tmp_path)

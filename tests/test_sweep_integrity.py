@@ -173,3 +173,48 @@ def test_a_cells_key_holds_a_files_contents_not_its_path(tmp_path):
     with open(b, "ab") as f:  # the same arrays read, but another file: another key
         f.write(b"\0")
     assert tree_digest(ha) != tree_digest(hb)
+
+
+def _ulps(tree, n=3):
+    """Every floating-point array of ``tree`` moved by ``n`` units in the last place: what another processor's
+    rounding does to a system built from the same file."""
+    import jax
+    import jax.numpy as jnp
+
+    def move(x):
+        if isinstance(x, jax.Array | np.ndarray) and jnp.issubdtype(x.dtype, jnp.floating):
+            a = np.asarray(x)
+            for _ in range(n):
+                a = np.nextafter(a, np.inf)
+            return jnp.asarray(a) if isinstance(x, jax.Array) else a
+        return x
+    return jax.tree_util.tree_map(move, tree)
+
+
+def test_a_key_tells_round_off_from_a_change():
+    """Two digests of the same arrays rounded differently (3 ulps in every element) differ; their summaries agree
+    (the same study, on a processor that rounds differently), and the key's comparison says so.  A change of 1e-5
+    of one element's value among 3000 (1e-8 of its block's magnitude, ten times the bound), a changed integer, or an older key without a summary, is named."""
+    from jaxmbd.sweep import key_changes, same_tree, tree_digest, tree_summary
+
+    rng = np.random.default_rng(0)
+    tree = {"inertia": rng.normal(size=(30, 100)) * 1e6, "hull": rng.normal(size=(18, 6)) + 1j * rng.normal(size=(18, 6)),
+            "owner": np.arange(7), "small": np.array([1e-17, 0.0, -3.0])}
+    moved = _ulps(tree)
+    assert tree_digest(tree) != tree_digest(moved)
+    assert same_tree(tree_summary(tree), tree_summary(moved)) == []
+
+    def key(t):
+        return {"system": tree_digest(t)[:16], "system_values": tree_summary(t), "hs": 1.0}
+
+    assert key_changes(key(tree), key(moved)) == ([], True)
+    assert key_changes(key(tree), key(tree)) == ([], False)
+    changed = dict(tree, inertia=tree["inertia"].copy())
+    changed["inertia"][3, 41] *= 1 + 1e-5
+    found, rounded = key_changes(key(tree), key(changed))
+    assert not rounded and len(found) == 1 and "['inertia']" in found[0]
+    other = dict(tree, owner=np.arange(7)[::-1].copy())
+    assert "not floating point" in key_changes(key(tree), key(other))[0][0]
+    older = {k: v for k, v in key(tree).items() if k != "system_values"}
+    assert "holds no summary" in key_changes(older, key(moved))[0][0]
+    assert key_changes(dict(key(tree), hs=2.0), key(tree))[0] == ["hs 2.0 -> 1.0"]

@@ -8,7 +8,10 @@ jaxmbd's code digest, as a sweep's cells do); a file
 whose key differs was computed for another study and is refused (or recomputed with ``force``).  JSON
 writes a float by its shortest round-trip repr, so a cell read back is bitwise the cell computed: a study
 split over processes (each takes the cells k with k mod count = its index) or killed and resumed gives
-bitwise the table of one uninterrupted process.
+bitwise the table of one uninterrupted process.  The system's and the start's digests are bitwise; where only
+they differ and their summaries (:func:`jaxmbd.sweep.tree_summary`) agree to round-off, the cell is the same
+study computed on a processor that rounds differently (processes on mixed nodes, a folder moved): taken, with
+a warning that the table is then the study's to round-off, not bitwise.
 """
 
 from __future__ import annotations
@@ -16,10 +19,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import warnings
 from pathlib import Path
 
 from ..run import with_sea_state
-from ..sweep import code_digest, tree_digest
+from ..sweep import _ROUNDED, code_digest, key_changes, tree_digest, tree_summary
 from .windows import OperabilityError
 
 
@@ -33,6 +37,7 @@ def cell_key(system, start, table, h: int, j: int, *, settings, scenario) -> dic
     and conditions), so that a cell computed before either changed is not taken for this study's."""
     base = with_sea_state(system, hs=0.0, tp=0.0, heading=0.0)
     return {"system": tree_digest(base)[:16], "start": tree_digest((start.q, start.v, start.z))[:16],
+            "system_values": tree_summary(base), "start_values": tree_summary((start.q, start.v, start.z)),
             "heading_deg": float(table.headings_deg[h]), "tp": float(table.tp[j]), "seed": int(table.seed),
             "realisations": int(table.n_realisations), "duration": table.duration, "search": repr(table.search),
             "phases": repr([(p.name, p.criteria) for p in table.phases]), "integrator": repr(settings.integrator),
@@ -63,12 +68,14 @@ def read_cell(path: Path, key: dict, *, force: bool = False) -> dict | None:
         if force:
             return None
         raise OperabilityError(f"{path}: damaged; delete it (or run with --force) to compute the cell again") from None
-    if old != key:
+    changed, rounded = key_changes(old, key)
+    if changed:
         if force:
             return None
-        changed = sorted(k for k in set(old) | set(key) if old.get(k) != key.get(k))
-        raise OperabilityError(f"{path}: computed for another study (changed: {', '.join(changed)}); use another --out "
+        raise OperabilityError(f"{path}: computed for another study (changed: {'; '.join(changed)}); use another --out "
                                "or --force to compute it again")
+    if rounded:
+        warnings.warn(_ROUNDED, stacklevel=2)
     return cell
 
 
