@@ -141,10 +141,12 @@ def tree_digest(*trees) -> str:
 # How far a floating-point array of a key may move and still be the same study: a processor that rounds
 # differently (XLA's and the BLAS's kernels are chosen per instruction set) builds the same file's system and
 # solves its equilibrium to other bits, so a bitwise digest alone refuses the cells of the same study computed on
-# another kind of host (a cluster of mixed nodes, a folder moved between machines).  1e-9 of the array's scale is
-# well above such round-off (1e-16 to 1e-12 of it) and well below any change a user makes to an input; the runs'
-# own error (the integrator's) is larger still.
-ROUNDING = 1e-9
+# another kind of host (a cluster of mixed nodes, a folder moved between machines).  Each element is compared by
+# its relative change (asinh of the element over a floor, see tree_summary), averaged over a block of the array:
+# 1e-10 is well above round-off (1e-16 to 1e-12 of an element) and well below a change anyone makes to an input.
+ROUNDING = 1e-10
+_BLOCKS = 16  # a floating-point leaf is summarised in up to this many contiguous blocks of its elements
+_GOLDEN = 0.6180339887498949
 
 
 def _array_of(leaf):
@@ -153,61 +155,66 @@ def _array_of(leaf):
     return np.asarray(leaf)
 
 
-_BLOCKS = 16  # a floating-point leaf is summarised in up to this many contiguous blocks of its elements
-
-
 def tree_summary(*trees) -> dict:
-    """What :func:`same_tree` compares where two digests differ: ``exact``, a digest of the structure and of
-    every leaf that is not floating point (integers, booleans, keys, static fields, a file's contents), and
-    ``values``, per floating-point leaf (by its path in the tree), its elements in up to 16 contiguous blocks
-    (real and imaginary parts apart), each block's weighted sum and the sum of its magnitudes; the weights (1
-    to 2, a fixed sequence) make a change in any one element move its block's sum."""
+    """What :func:`same_tree` compares where two digests differ.  ``exact``: a digest of the structure, of every
+    leaf that is not floating point (integers, booleans, keys, static fields, a file's contents) and of where
+    each floating-point leaf is not finite (and its non-finite values).  ``values``: per non-empty floating-point
+    leaf (by its path in the tree), its finite elements (real and imaginary parts apart) in up to 16 contiguous
+    blocks, each block's sum of w asinh(x / a) and its sum of weights w (1 to 2, a fixed sequence, so that a
+    change in any one element moves its block's sum, and two elements swapped do too).  The floor ``a`` is
+    1e-6 of the leaf's largest magnitude, at least 1e-9 of the tree's: an element above it counts by its
+    relative change, one below (zero to round-off: 1e-17 on one processor, 0 on another) by its change over a."""
     h, values = hashlib.sha256(), {}
     for t, tree in enumerate(trees):
         leaves = jax.tree_util.tree_flatten_with_path(tree)[0]
         h.update(_files_as_contents(str(jax.tree_util.tree_structure(tree))).encode())
+        floats = []
         for path, leaf in leaves:
             if not isinstance(leaf, jax.Array | np.ndarray | float | int | complex | bool | np.generic):
                 h.update(_files_as_contents(repr(leaf)).encode())
                 continue
-            a = _array_of(leaf)
-            h.update(f"{a.dtype}{a.shape}".encode())
-            if not np.issubdtype(a.dtype, np.inexact):
-                h.update(np.ascontiguousarray(a).tobytes())
+            x = _array_of(leaf)
+            h.update(f"{x.dtype}{x.shape}".encode())
+            if not np.issubdtype(x.dtype, np.inexact):
+                h.update(np.ascontiguousarray(x).tobytes())
                 continue
-            row = []
-            for x in ((a.real, a.imag) if np.iscomplexobj(a) else (a,)):
-                x = np.ravel(x).astype(np.float64)
-                w = 1.0 + np.mod(np.arange(1, x.size + 1) * 0.6180339887498949, 1.0)
-                for b in np.array_split(np.arange(x.size), min(x.size, _BLOCKS)):
-                    row.append([float(np.sum(w[b] * x[b])), float(np.sum(np.abs(x[b])))])
-            values[f"{t}{jax.tree_util.keystr(path)}"] = row
+            x = np.ravel(x)
+            x = np.concatenate([x.real, x.imag]) if np.iscomplexobj(x) else x
+            x = x.astype(np.float64)
+            finite = np.isfinite(x)
+            h.update(np.packbits(finite).tobytes())
+            h.update(x[~finite].tobytes())  # inf, -inf, nan: exact
+            floats.append((f"{t}{jax.tree_util.keystr(path)}", np.where(finite, x, 0.0)))
+        top = max((float(np.max(np.abs(x))) for _, x in floats if x.size), default=0.0)
+        for name, x in floats:
+            if not x.size:
+                continue
+            a = max(1e-6 * float(np.max(np.abs(x))), 1e-9 * top, 1e-300)
+            g = np.arcsinh(x / a)
+            w = 1.0 + np.mod(np.arange(1, x.size + 1) * _GOLDEN, 1.0)
+            values[name] = [[float(np.sum(w[b] * g[b])), float(np.sum(w[b]))]
+                            for b in np.array_split(np.arange(x.size), min(x.size, _BLOCKS))]
     return {"exact": h.hexdigest()[:16], "values": values}
 
 
 def same_tree(old: dict, new: dict, rtol: float = ROUNDING) -> list[str]:
     """The leaves in which the tree of summary ``new`` (:func:`tree_summary`) is not that of ``old`` beyond
-    round-off: a block's weighted sum or magnitude moved by more than ``rtol`` of the larger of its own
-    magnitude and 1e-3 of its leaf's (so that elements which are zero to round-off, 1e-17 on one processor and
-    0 on another, are not a change); empty: the same tree."""
+    round-off: a block's weighted sum moved by more than ``rtol`` of its weights' sum (its elements' relative
+    changes averaged over the block); empty: the same tree."""
     if old.get("exact") != new.get("exact"):
-        return ["its structure or a leaf that is not floating point"]
+        return ["its structure, a leaf that is not floating point, or where a leaf is not finite"]
     a, b = old.get("values", {}), new.get("values", {})
     if set(a) != set(b):
         return sorted(set(a) ^ set(b))
     changed = []
     for name, row in b.items():
         was = a[name]
-        if len(was) != len(row):
+        if len(was) != len(row) or any(w1 != w0 for (_, w1), (_, w0) in zip(row, was)):
             changed.append(name)
             continue
-        leaf = max(sum(r[1] for r in row), sum(r[1] for r in was))
-        worst = 0.0
-        for (s1, m1), (s0, m0) in zip(row, was):
-            scale = 2.0 * max(m1, m0, 1e-3 * leaf, 1e-300)  # the weights are at most 2
-            worst = max(worst, abs(s1 - s0) / scale, abs(m1 - m0) / scale)
-        if worst > rtol:
-            changed.append(f"{name} ({worst:.1e} of its scale)")
+        worst = max(abs(s1 - s0) / w1 for (s1, w1), (s0, _) in zip(row, was))
+        if not worst <= rtol:
+            changed.append(f"{name} (moved {worst:.1e}, round-off is below {rtol:g})")
     return changed
 
 
@@ -291,8 +298,9 @@ def _changes(old: dict, new: dict) -> str:
     return ", ".join(key_changes(old, new)[0])
 
 
-_ROUNDED = ("cells computed on a processor that rounds the system's arrays differently (each array within "
-            f"{ROUNDING:g} of its scale): taken as this study's; the table is this study's to round-off, not bitwise")
+_ROUNDED = ("cells computed on a processor that rounds differently (the system's or the start's arrays other bits, "
+            f"every element within {ROUNDING:g} relative): taken as this study's; the table is the study's to round-off, "
+            "not bitwise")
 
 
 def _same_key(old: dict, new: dict, note=None) -> bool:
@@ -461,17 +469,18 @@ def run_sweep(system: System, start, settings: SweepSettings, out_dir, *, proces
 
     while wait and not all(valid(c) for c in cells):
         time.sleep(1.0)
-    table = operability(settings, out, keys=keys)
+    table = operability(settings, out, keys=keys, note=once)
     tmp = out / f".operability.tmp{process_index}"
     netcdf.write(table, tmp)
     os.replace(tmp, out / "operability.nc")
     return table
 
 
-def operability(settings: SweepSettings, out_dir, *, keys: dict | None = None) -> xr.Dataset:
+def operability(settings: SweepSettings, out_dir, *, keys: dict | None = None, note=None) -> xr.Dataset:
     """Statistic of each limited output per cell, and whether every limit holds (``operable``).
 
-    ``keys`` (cell -> :func:`cell_key`): each cell file must carry its key, else :class:`SweepError`."""
+    ``keys`` (cell -> :func:`cell_key`): each cell file must carry its key, else :class:`SweepError`; ``note``
+    hears once that a cell of another processor's round-off was taken (:func:`key_changes`)."""
     import xarray as xr
 
     out = Path(out_dir)
@@ -484,7 +493,7 @@ def operability(settings: SweepSettings, out_dir, *, keys: dict | None = None) -
             if read is None:
                 raise SweepError(f"{_cell_path(out, i, j)}: missing or damaged; run the sweep again to compute it")
             ds, cell = read
-            if keys is not None and not _same_key(cell, keys[(i, j)]):
+            if keys is not None and not _same_key(cell, keys[(i, j)], note):
                 raise SweepError(f"{_cell_path(out, i, j)}: computed for another configuration "
                                  f"({_changes(cell, keys[(i, j)])})")
             for name in settings.limits:

@@ -192,15 +192,20 @@ def _ulps(tree, n=3):
 
 
 def test_a_key_tells_round_off_from_a_change():
-    """Two digests of the same arrays rounded differently (3 ulps in every element) differ; their summaries agree
-    (the same study, on a processor that rounds differently), and the key's comparison says so.  A change of 1e-5
-    of one element's value among 3000 (1e-8 of its block's magnitude, ten times the bound), a changed integer, or an older key without a summary, is named."""
+    """Two digests of the same arrays rounded differently (3 ulps in every element, and an element that is zero
+    to round-off, 1e-17 against 0) differ; their summaries agree (the same study, on a processor that rounds
+    differently), and the key's comparison says so.  Each change below is named: one element of a hydrodynamic
+    table's size (21,600) 1e-6 heavier, a hook's mass 2 % heavier beside a ship's 1e7 kg, a default limit of inf
+    made finite, a value made NaN, two elements swapped, a changed integer, an older key without a summary."""
     from jaxmbd.sweep import key_changes, same_tree, tree_digest, tree_summary
 
     rng = np.random.default_rng(0)
-    tree = {"inertia": rng.normal(size=(30, 100)) * 1e6, "hull": rng.normal(size=(18, 6)) + 1j * rng.normal(size=(18, 6)),
-            "owner": np.arange(7), "small": np.array([1e-17, 0.0, -3.0])}
+    inertia = np.zeros((3, 6, 6))
+    inertia[:, [0, 1, 2], [0, 1, 2]] = np.array([1e7, 2e3, 5e4])[:, None]
+    tree = {"inertia": inertia, "hull": rng.normal(size=(60, 6, 60)) + 1j * rng.normal(size=(60, 6, 60)),
+            "owner": np.arange(7), "small": np.array([1e-17, 0.0, -3.0]), "limit": np.array(np.inf), "none": np.zeros(0)}
     moved = _ulps(tree)
+    moved["small"] = np.array([0.0, 1e-17, -3.0 * (1 + 4e-16)])
     assert tree_digest(tree) != tree_digest(moved)
     assert same_tree(tree_summary(tree), tree_summary(moved)) == []
 
@@ -209,12 +214,20 @@ def test_a_key_tells_round_off_from_a_change():
 
     assert key_changes(key(tree), key(moved)) == ([], True)
     assert key_changes(key(tree), key(tree)) == ([], False)
-    changed = dict(tree, inertia=tree["inertia"].copy())
-    changed["inertia"][3, 41] *= 1 + 1e-5
-    found, rounded = key_changes(key(tree), key(changed))
-    assert not rounded and len(found) == 1 and "['inertia']" in found[0]
-    other = dict(tree, owner=np.arange(7)[::-1].copy())
-    assert "not floating point" in key_changes(key(tree), key(other))[0][0]
+
+    def change(name, how):
+        t = dict(tree, **{name: np.array(tree[name], copy=True)})
+        how(t[name])
+        found, rounded = key_changes(key(tree), key(t))
+        assert not rounded and len(found) == 1, (name, found)
+        return found[0]
+
+    assert "['hull']" in change("hull", lambda x: x.__setitem__((3, 2, 41), x[3, 2, 41] * (1 + 1e-6)))
+    assert "['inertia']" in change("inertia", lambda x: x.__setitem__((1, 0, 0), x[1, 0, 0] * 1.02))
+    assert "not finite" in change("limit", lambda x: x.__setitem__((), 0.5))
+    assert "not finite" in change("small", lambda x: x.__setitem__(2, np.nan))
+    assert "['hull']" in change("hull", lambda x: x.__setitem__((0, 0, slice(0, 2)), x[0, 0, 1::-1].copy()))
+    assert "not floating point" in change("owner", lambda x: x.__setitem__(slice(None), x[::-1].copy()))
     older = {k: v for k, v in key(tree).items() if k != "system_values"}
     assert "holds no summary" in key_changes(older, key(moved))[0][0]
     assert key_changes(dict(key(tree), hs=2.0), key(tree))[0] == ["hs 2.0 -> 1.0"]
