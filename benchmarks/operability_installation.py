@@ -192,6 +192,10 @@ def main(argv=None):
 
     done = [p for p in (cell_path(folder, h, j) for h in range(len(table.headings_deg)) for j in range(len(table.tp))) if p.exists()]
     runs = sum(json.loads(p.read_text())["cell"]["runs"] for p in done)
+    kinds = {}  # the processors' (system, start) digests: the same study to round-off where --same-study-as says so
+    for p in done:
+        key = json.loads(p.read_text())["key"]
+        kinds[(key["system"], key["start"])] = kinds.get((key["system"], key["start"]), 0) + 1
     times = _sittings(folder)
     wall, cpu = sum(t["wall"] for t in times), sum(t["cpu"] for t in times)
     real = runs * table.n_realisations
@@ -221,7 +225,11 @@ def main(argv=None):
         f"(the whole table: {total}, 8 headings x 10 periods)"
         + (f", computed in {len(sittings)} sitting(s) (`--out`: resumed) by {len(processes)} process(es) sharing the cells "
            "(`--process`), each process's first cell of a sitting with its compile; wall: the processes' walls summed; end to "
-           f"end: each sitting as long as its slowest process, {elapsed:.0f} s." if out else "."),
+           f"end: each sitting as long as its slowest process, {elapsed:.0f} s." if out else ".")
+        + (f"  The cells come from {len(kinds)} kinds of processor, whose round-off builds the hull and its equilibrium "
+           "to other bits (system:start digests " + ", ".join(f"{a}:{b} {n} cells" for (a, b), n in sorted(kinds.items()))
+           + "): the same study to round-off, one cell computed on both agreeing to 8e-13 (the folder's README)."
+           if len(kinds) > 1 else ""),
         "",
         "| cells | runs | realisations | wall (s) | CPU (s) | realisations / s (wall) | realisations / s (CPU) | the whole table |",
         "|---|---|---|---|---|---|---|---|",
