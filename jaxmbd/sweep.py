@@ -298,9 +298,10 @@ def _changes(old: dict, new: dict) -> str:
     return ", ".join(key_changes(old, new)[0])
 
 
-_ROUNDED = ("cells computed on a processor that rounds differently (the system's or the start's arrays other bits, "
-            f"every element within {ROUNDING:g} relative): taken as this study's; the table is the study's to round-off, "
-            "not bitwise")
+# what a sweep notes and an operability study warns once where it takes such cells
+ROUND_OFF_NOTE = ("cells computed on a processor that rounds differently (the system's or the start's arrays other "
+                  f"bits, every element within {ROUNDING:g} relative): taken as this study's; the table is the study's "
+                  "to round-off, not bitwise")
 
 
 def _same_key(old: dict, new: dict, note=None) -> bool:
@@ -308,7 +309,7 @@ def _same_key(old: dict, new: dict, note=None) -> bool:
     let through."""
     changed, rounded = key_changes(old, new)
     if rounded and note is not None:
-        note(_ROUNDED)
+        note(ROUND_OFF_NOTE)
     return not changed
 
 

@@ -23,7 +23,7 @@ import warnings
 from pathlib import Path
 
 from ..run import with_sea_state
-from ..sweep import _ROUNDED, code_digest, key_changes, tree_digest, tree_summary
+from ..sweep import ROUND_OFF_NOTE, code_digest, key_changes, tree_digest, tree_summary
 from .windows import OperabilityError
 
 
@@ -75,7 +75,7 @@ def read_cell(path: Path, key: dict, *, force: bool = False) -> dict | None:
         raise OperabilityError(f"{path}: computed for another study (changed: {'; '.join(changed)}); use another --out "
                                "or --force to compute it again")
     if rounded:
-        warnings.warn(_ROUNDED, stacklevel=2)
+        warnings.warn(ROUND_OFF_NOTE, stacklevel=2)
     return cell
 
 
