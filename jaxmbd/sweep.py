@@ -218,6 +218,14 @@ def same_tree(old: dict, new: dict, rtol: float = ROUNDING) -> list[str]:
     return changed
 
 
+def system_key(base, start) -> dict:
+    """The key's entries for a system (its sea state zeroed) and a :class:`jaxmbd.run.Start`: their bitwise
+    digests and the summaries that tell another processor's round-off from a change (:func:`key_changes`)."""
+    state = (start.q, start.v, start.z)
+    return {"system": tree_digest(base)[:16], "start": tree_digest(state)[:16],
+            "system_values": tree_summary(base), "start_values": tree_summary(state)}
+
+
 def key_changes(old: dict, new: dict) -> tuple[list[str], bool]:
     """What differs between a cell's stored key ``old`` and this run's ``new``, as (fields or leaves that
     changed, whether a digest differed by round-off only).  A digest field ``f`` ("system", "start") whose
@@ -266,8 +274,7 @@ def cell_key(system: System, start, settings: SweepSettings, i: int, j: int) -> 
     """Everything that decides the numbers of cell (i, j), as a dict of strings and numbers."""
     base = sea_state_leaves(system, 0.0, 0.0, system.waves.mean_direction)  # the cell's Hs and Tp are entries of their own
     start = _as_start(start)
-    return {"system": tree_digest(base)[:16], "start": tree_digest((start.q, start.v, start.z))[:16],
-            "system_values": tree_summary(base), "start_values": tree_summary((start.q, start.v, start.z)), "hs": float(settings.hs[i]),
+    return {**system_key(base, start), "hs": float(settings.hs[i]),
             "tp": float(settings.tp[j]), "seed": int(settings.seed), "realisations": int(settings.n_realisations),
             "duration": float(settings.duration), "save_dt": float(settings.save_dt),
             "integrator": repr(settings.integrator), "jaxmbd": code_digest()}

@@ -23,7 +23,7 @@ import warnings
 from pathlib import Path
 
 from ..run import with_sea_state
-from ..sweep import ROUND_OFF_NOTE, code_digest, key_changes, tree_digest, tree_summary
+from ..sweep import ROUND_OFF_NOTE, code_digest, key_changes, system_key
 from .windows import OperabilityError
 
 
@@ -36,9 +36,7 @@ def cell_key(system, start, table, h: int, j: int, *, settings, scenario) -> dic
     ``settings`` (its integrator and save step) and the file's ``[scenario]`` table (its phases' speeds, depths
     and conditions), so that a cell computed before either changed is not taken for this study's."""
     base = with_sea_state(system, hs=0.0, tp=0.0, heading=0.0)
-    return {"system": tree_digest(base)[:16], "start": tree_digest((start.q, start.v, start.z))[:16],
-            "system_values": tree_summary(base), "start_values": tree_summary((start.q, start.v, start.z)),
-            "heading_deg": float(table.headings_deg[h]), "tp": float(table.tp[j]), "seed": int(table.seed),
+    return {**system_key(base, start), "heading_deg": float(table.headings_deg[h]), "tp": float(table.tp[j]), "seed": int(table.seed),
             "realisations": int(table.n_realisations), "duration": table.duration, "search": repr(table.search),
             "phases": repr([(p.name, p.criteria) for p in table.phases]), "integrator": repr(settings.integrator),
             "save_dt": settings.save_dt, "scenario": _digest(scenario), "jaxmbd": code_digest()}
