@@ -111,32 +111,33 @@ def _hs_tables(lim) -> list:
     return lines
 
 
-TEN_YEARS = ROOT.parent / "shared" / "data" / "hindcast" / "ndbc44007_1996_2005_hs_tz.txt"  # as studies/operability
-
-
 def _site(c, table, lim, out: Path) -> list:
     """The whole table's files, as ``jaxmbd operability`` writes them (limits.nc and .csv, site.nc and .csv, the
     limits over the site's scatter diagram and the workability by month), at NDBC buoy 44007's ten years where
     they are at hand (the packaged year 2004 otherwise); the site's table as report lines."""
-    from jaxmbd.operability.command import _plots, _write  # the command's own writers: the same files
+    import numpy as np
+
+    # the command's own writers, so the files are the command's (private names: the table runs on c1b0a99's jaxmbd/,
+    # where they are not public)
+    from jaxmbd.operability.command import MONTHS, _plots, _write
     from jaxmbd.operability.hindcast import read_hindcast, sample_hindcast
     from jaxmbd.operability.job import site_table, spectrum_gamma
+    from studies.operability.run import TEN_YEARS
 
     site = read_hindcast(TEN_YEARS) if TEN_YEARS.exists() else sample_hindcast()
     gamma = spectrum_gamma(c)
     ds = site_table(lim, table, site, gamma=gamma)
     written = _write(lim, ds, out) + _plots(lim, ds, site, table, out, gamma=gamma)
-    months = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
     t_pop, t_r = int(ds["duration"]), int(ds["reference_period"])
     lines = ["", f"The site ({site.source}, {len(site)} hours, {site.time[0]} to {site.time[-1]}, {100 * site.coverage:.1f} % of "
              f"the hours recorded; Tz read as the Tp of the installation's JONSWAP, gamma {gamma:g}): each phase at its best "
              f"heading, the operational limit alpha x limiting Hs, the operation {t_pop} h, the windows over T_R = {t_r} h; "
              "starts by month (`" + "`, `".join(p.name for p in written) + "` in the folder):", "",
              "| month | workability | wait P50 (h) | wait P90 (h) | unknown starts |", "|---|---|---|---|---|"]
-    for i, m in enumerate(ds["month"].values):
-        w = float(ds["workability"].values[i])
-        lines.append(f"| {months[m - 1]} | {100 * w:.0f} % | {ds['waiting'].values[i, 0]:.0f} | {ds['waiting'].values[i, 1]:.0f} | "
-                     f"{int(ds['unknown'].values[i])} |" if w == w else f"| {months[m - 1]} | -- | | | |")
+    work = ds["workability"].values
+    for i, m in enumerate(ds["month"].values):  # as the command prints them
+        lines.append(f"| {MONTHS[m - 1]} | {f'{100 * work[i]:.0f} %' if np.isfinite(work[i]) else '--'} | "
+                     f"{ds['waiting'].values[i, 0]:.0f} | {ds['waiting'].values[i, 1]:.0f} | {int(ds['unknown'].values[i])} |")
     if t_r == t_pop:
         lines += ["", "The windows cover the planned hours only: DNV-OS-H101 (Section 4 B402) asks the forecast limit to hold "
                   "over T_R = T_POP + T_C, and the study states no contingency T_C."]
