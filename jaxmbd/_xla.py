@@ -1,6 +1,6 @@
-"""XLA options jaxmbd sets: one XLA_FLAGS entry at import, and compiler options for the programs it
-compiles itself.  Both only for the jaxlib versions they were measured on (an unknown option is an
-error to XLA), and neither where ``JAXMBD_XLA_DEFAULTS=0``.
+"""XLA options jaxmbd sets: XLA_FLAGS entries and the CPU runtime's thread count at import, and compiler
+options for the programs it compiles itself.  All only for the jaxlib versions they were measured on
+(an unknown option is an error to XLA), and none where ``JAXMBD_XLA_DEFAULTS=0``.
 
 At import (:func:`set_xla_flags`), each unless XLA_FLAGS already names the option:
 
@@ -13,6 +13,19 @@ At import (:func:`set_xla_flags`), each unless XLA_FLAGS already names the optio
   more than the product.  ``--xla_cpu_multi_thread_eigen=false`` runs them on the calling thread:
   the crane vessel's gradients 15 % (reverse mode) and 30 % (forward mode) faster, forward
   simulations, single or batched, unchanged (benchmarks/NOTES.md, "Eigen's thread pool").
+
+The CPU runtime's threads (:func:`set_runtime_threads`, at import, unless ``PJRT_NPROC`` or ``NPROC`` is
+already in the environment): XLA:CPU runs a program's kernels on a pool of as many threads as the
+process may use cores, and hands independent kernels to other threads of the pool.  Each hand-off wakes a
+thread on another core, which costs microseconds, and the kernels of multibody dynamics cost tens of
+nanoseconds.  ``PJRT_NPROC=1`` gives the pool one thread, so a program runs its kernels one after another
+on one core.  On the 2-core Intel Xeon of BENCHMARKS.md (2026-12-07, benchmarks/NOTES.md, "One thread
+per process"): the crane vessel's forward run 0.12-0.15 -> 0.076 s and its forward-mode gradient
+0.38-0.41 -> 0.25 s (200 s, XLA's default schedule), reverse mode 0.40-0.41 -> 0.38-0.39 s, batches of 16
+to 256 realisations within the noise of the two threads; the 16-core host of BENCHMARKS_gpu.md ran one
+realisation at half this host's speed and gained nothing from a batch of 100, so more threads are not
+more speed for these programs.  Several cores are used by several processes (``--num-processes``, a
+cluster's workers), each on one.  Compiles keep their own threads.
 
 Per program (``FORWARD_JIT_OPTIONS``): XLA:CPU runs a compiled program as a sequence of kernels
 ("thunks"); independent kernels may run concurrently on its thread pool.  Its default instruction schedule is the concurrency-optimised one,
@@ -64,6 +77,17 @@ def set_xla_flags():
         if flag.split("=")[0] not in flags:
             flags = (flags + " " + flag).strip()
     os.environ["XLA_FLAGS"] = flags
+
+
+RUNTIME_THREADS = 1  # PJRT_NPROC: threads of XLA:CPU's pool that runs compiled programs
+
+
+def set_runtime_threads():
+    """Set ``PJRT_NPROC`` to :data:`RUNTIME_THREADS` (called by ``import jaxmbd``, before the CPU backend
+    starts) unless ``PJRT_NPROC`` or ``NPROC`` (which XLA also reads) is already in the environment."""
+    if not _applies() or "PJRT_NPROC" in os.environ or "NPROC" in os.environ:
+        return
+    os.environ["PJRT_NPROC"] = str(RUNTIME_THREADS)
 
 
 FORWARD_JIT_OPTIONS = {"xla_cpu_scheduler_type": "CPU_SCHEDULER_TYPE_MEMORY_OPTIMIZED"} if _applies() else {}

@@ -1,11 +1,13 @@
 """Process-wide settings: float64, XLA's CPU options, the persistent compilation cache.
 
-``import jaxmbd`` makes two of these changes for the whole process, because the library's numbers
+``import jaxmbd`` makes three of these changes for the whole process, because the library's numbers
 depend on them (docs/sharp_bits.md says exactly what they are and how to opt out):
 
 - float64 is switched on (``jax_enable_x64``) unless ``JAXMBD_X64=0`` is in the environment;
 - two XLA CPU options are added to ``XLA_FLAGS`` (:data:`jaxmbd._xla.XLA_FLAGS_SET`) unless
-  ``JAXMBD_XLA_DEFAULTS=0``, before JAX starts its CPU backend.
+  ``JAXMBD_XLA_DEFAULTS=0``, before JAX starts its CPU backend;
+- XLA:CPU runs compiled programs on one thread (``PJRT_NPROC=1``, :func:`jaxmbd._xla.set_runtime_threads`)
+  unless ``PJRT_NPROC`` or ``NPROC`` is already set or ``JAXMBD_XLA_DEFAULTS=0``.
 
 Everything else is explicit: :func:`configure` (what the command line calls) turns on the persistent
 compilation cache and can switch float64 off or on again.
@@ -17,12 +19,13 @@ import os
 
 import jax
 
-from ._xla import set_xla_flags
+from ._xla import set_runtime_threads, set_xla_flags
 
 
 def on_import():
     """What ``import jaxmbd`` changes in the process (see the module's docstring)."""
     set_xla_flags()
+    set_runtime_threads()
     if os.environ.get("JAXMBD_X64", "1") != "0":
         jax.config.update("jax_enable_x64", True)
 

@@ -29,10 +29,36 @@ def test_forward_options_compile_and_leave_results_unchanged():
 def test_options_off_with_the_environment_switch():
     """JAXMBD_XLA_DEFAULTS=0 leaves every option to XLA: neither XLA_FLAGS nor the per-program options."""
     code = ("import os, jaxmbd; from jaxmbd import _xla; "
-            "print(repr(_xla.FORWARD_JIT_OPTIONS), repr(os.environ.get('XLA_FLAGS', '')))")
+            "print(repr(_xla.FORWARD_JIT_OPTIONS), repr(os.environ.get('XLA_FLAGS', '')), os.environ.get('PJRT_NPROC'))")
     env = dict(os.environ, JAXMBD_XLA_DEFAULTS="0", XLA_FLAGS="")
+    env.pop("PJRT_NPROC", None)
+    env.pop("NPROC", None)
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
-    assert out.split() == ["{}", "''"]
+    assert out.split() == ["{}", "''", "None"]
+
+
+def _runtime_threads(env):
+    """PJRT_NPROC after ``import jaxmbd`` and the threads of XLA:CPU's pool that ran a program (Linux names
+    them tf_XLAEigen; None where /proc does not list a process's threads)."""
+    code = ("import os, jaxmbd, jax.numpy as jnp; (jnp.ones(3) + 1).block_until_ready(); d = '/proc/self/task'; "
+            "n = sum(open(f'{d}/{t}/comm').read().strip() == 'tf_XLAEigen' for t in os.listdir(d)) "
+            "if os.path.isdir(d) else None; print(os.environ.get('PJRT_NPROC'), n)")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout.split()
+    return out[0], None if out[1] == "None" else int(out[1])
+
+
+def test_runtime_threads_set_at_import_unless_named():
+    """import jaxmbd runs XLA:CPU's programs on one thread (PJRT_NPROC=1) and leaves a PJRT_NPROC the user set."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PJRT_NPROC", "NPROC", "JAXMBD_XLA_DEFAULTS")}
+    nproc, threads = _runtime_threads(env)
+    if not _xla._applies():
+        assert nproc == "None"
+        return
+    assert nproc == "1"
+    assert threads in (None, 1)
+    nproc, threads = _runtime_threads(dict(env, PJRT_NPROC="2"))
+    assert nproc == "2"
+    assert threads in (None, 2)
 
 
 def test_flags_added_at_import_unless_named():
