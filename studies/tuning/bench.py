@@ -5,7 +5,7 @@ study (a); parameters: platform K_p, K_d and the hook damping).  ``--system smal
 
 Prints and writes bench.json: forward time (compiled with XLA's defaults, as the gradients are, and with
 the options ``simulate`` compiles with: ``FORWARD_JIT_OPTIONS``), reverse-mode (jax.value_and_grad through the checkpointed
-fixed-step solve) and forward-mode (vmapped JVPs) gradient times and their ratios to the forward run;
+fixed-step solve) and forward-mode (vmapped JVPs, compiled as ``optim.tune`` compiles them) gradient times and their ratios to the forward run;
 XLA's memory analysis of each compiled function (temporaries = working set) and the process's peak RSS.
 
     python studies/tuning/bench.py [--duration 600] [--system crane_vessel|small]
@@ -82,8 +82,9 @@ def main(argv=None):
     for name in a.modes.split(","):
         t = time.perf_counter()
         # forward_run_tuned: the forward run with the compiler options simulate uses (memory-optimised
-        # schedule); the others with XLA's defaults, which suit reverse mode better
-        opts = FORWARD_JIT_OPTIONS if name == "forward_run_tuned" else {}
+        # schedule); forward mode with them too, as optim.tune compiles it (optim.tuning.gradient_jit);
+        # the forward run and reverse mode with XLA's defaults, which suit reverse mode better
+        opts = FORWARD_JIT_OPTIONS if name in ("forward_run_tuned", "forward") else {}
         fresh = lambda x, f=fns[name]: f(x)  # noqa: E731  (a new function: nothing reused from another mode's trace)
         c = jax.jit(fresh, compiler_options=opts).lower(u).compile()
         compile_s = time.perf_counter() - t
@@ -148,7 +149,7 @@ def write_section(out, path=None):
         f"{out['reverse_ratio']:.2f} | {out['reverse_ratio_tuned']:.2f} | {mb(r['temp_bytes'])} | {mb(r['maxrss_bytes_so_far'])} |",
         f"| reverse mode, `checkpoint=\"saves\"` (one state per save, the steps run again) | {rs['compile_s']:.1f} | {rs['run_s']:.3f} | "
         f"{out['reverse_saves_ratio']:.2f} | {out['reverse_saves_ratio_tuned']:.2f} | {mb(rs['temp_bytes'])} | {mb(rs['maxrss_bytes_so_far'])} |",
-        f"| forward mode ({out['n_parameters']} JVPs, vmapped) | {fw['compile_s']:.1f} | {fw['run_s']:.3f} | "
+        f"| forward mode ({out['n_parameters']} JVPs, vmapped; `FORWARD_JIT_OPTIONS`, as `optim.tune` compiles it) | {fw['compile_s']:.1f} | {fw['run_s']:.3f} | "
         f"{out['forward_ratio']:.2f} | {out['forward_ratio_tuned']:.2f} | {mb(fw['temp_bytes'])} | {mb(fw['maxrss_bytes_so_far'])} |",
         "",
         f"Memory: every right-hand side is checkpointed (its input state and its joint accelerations kept, its other intermediates recomputed just before "
@@ -165,8 +166,10 @@ def write_section(out, path=None):
         f"({out['reverse_saves_ratio']:.2f}x / {out['reverse_saves_ratio_tuned']:.2f}x keeping one state per save); forward mode "
         f"{out['forward_ratio']:.2f}x / {out['forward_ratio_tuned']:.2f}x (for these {out['n_parameters']} parameters the cheaper mode; "
         "its memory does not grow with the duration); gradient compile "
-        f"{r['compile_s']:.0f} s (reverse), {fw['compile_s']:.0f} s (forward).  The gradients are compiled with XLA's default (concurrency-optimised) schedule: "
-        "with the memory-optimised one, reverse mode is about 15-25 % slower (NOTES, \"The scheduler\").",
+        f"{r['compile_s']:.0f} s (reverse), {fw['compile_s']:.0f} s (forward).  Reverse mode is compiled with XLA's default "
+        "schedule (the memory-optimised one is 3-6 % slower on one thread, 15-25 % on two: NOTES, \"The scheduler\", "
+        "\"One thread per process\"); forward mode with `FORWARD_JIT_OPTIONS`, as `optim.tune` compiles it (6-7 % faster "
+        "than with XLA's default).",
         "",
         "How it came down (same command): 15.9x reverse, 6.1x forward mode, 96.5 s / 63.1 s of compile before the",
         "ABA's custom JVP rule and the YNN option; 7.5-8.0x, 5.2-5.4x, 60-90 s / 35-49 s with them.  Then: the loads'",
