@@ -191,3 +191,24 @@ def rhs_seconds(system, y, inputs, n: int = 200, t0: float = 0.0) -> float:
         return jax.lax.scan(step, y, t0 + 0.01 * jnp.arange(n))[0]
 
     return time_call(jax.jit(run), y).median / n
+
+
+def processor() -> str:
+    """The processor's name with its family and model (``/proc/cpuinfo``): two hosts that both call
+    themselves "Intel(R) Xeon(R) Processor" can be different chips.  ``platform.processor()`` elsewhere."""
+    import platform
+
+    fields = {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if not line.strip():
+                    break  # the first processor's block
+                key, _, value = line.partition(":")
+                fields[key.strip()] = value.strip()
+    except OSError:
+        return platform.processor() or platform.machine()
+    name = fields.get("model name", platform.machine())
+    if "cpu family" in fields and "model" in fields:
+        name += f" (family {fields['cpu family']}, model {fields['model']})"
+    return name

@@ -22,9 +22,9 @@ nanoseconds.  ``PJRT_NPROC=1`` gives the pool one thread, so a program runs its 
 on one core.  On the 2-core Intel Xeon of BENCHMARKS.md (2026-12-07, benchmarks/NOTES.md, "One thread
 per process"): the crane vessel's forward run 0.12-0.15 -> 0.076 s and its forward-mode gradient
 0.38-0.41 -> 0.25 s (200 s, XLA's default schedule), reverse mode 0.40-0.41 -> 0.38-0.39 s, batches of 16
-to 256 realisations within the noise of the two threads; the 16-core host of BENCHMARKS_gpu.md ran one
-realisation at half this host's speed and gained nothing from a batch of 100, so more threads are not
-more speed for these programs.  Several cores are used by several processes (``--num-processes``, a
+to 256 realisations on one core at most 5 % slower than on two threads, mostly faster; on the 16-core host of
+BENCHMARKS_gpu.md a batch of 100 gained nothing over one realisation, so more threads are not more speed
+for these programs.  Several cores are used by several processes (``--num-processes``, a
 cluster's workers), each on one.  Compiles keep their own threads.
 
 Per program (``FORWARD_JIT_OPTIONS``): XLA:CPU runs a compiled program as a sequence of kernels

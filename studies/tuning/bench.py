@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import resource
 import sys
 import time
@@ -35,7 +36,7 @@ from jaxmbd.optim.examples import small_crane_vessel  # noqa: E402
 from jaxmbd import FORWARD_JIT_OPTIONS  # noqa: E402
 from jaxmbd.hydro import JONSWAP, SeaState  # noqa: E402
 from jaxmbd.simulation import STAGE_MEMORY_BUDGET, Integrator, _stage_bytes  # noqa: E402
-from benchmarks.timing import interleaved  # noqa: E402
+from benchmarks.timing import interleaved, processor  # noqa: E402
 
 
 def main(argv=None):
@@ -77,7 +78,8 @@ def main(argv=None):
     fns = {"forward_run": prob.loss, "forward_run_tuned": prob.loss, "reverse": value_and_grad(prob.loss, "reverse"),
            "reverse_saves": value_and_grad(prob_saves.loss, "reverse"), "forward": value_and_grad(prob.loss, "forward")}
     out = {"system": a.system, "duration_s": a.duration, "dt": dt, "n_steps": int(round(a.duration / dt)), "n_saves": len(ts),
-           "n_parameters": len(ps), "backend": jax.default_backend()}
+           "n_parameters": len(ps), "backend": jax.default_backend(), "processor": processor(),
+           "pjrt_nproc": os.environ.get("PJRT_NPROC")}
     compiled = {}
     for name in a.modes.split(","):
         t = time.perf_counter()
@@ -122,7 +124,6 @@ def main(argv=None):
 def write_section(out, path=None):
     """The gradient section of BENCHMARKS.md (benchmarks/results/gradients.md) from bench.json's figures."""
     import datetime
-    import os
     import platform
 
     root = HERE.parents[1]
@@ -133,8 +134,9 @@ def write_section(out, path=None):
     lines = [
         f"## Gradients through a {out['duration_s']:.0f} s simulation of Cibicik et al. (2019)'s crane vessel (`python studies/tuning/bench.py`)",
         "",
-        f"Generated on {datetime.date.today().isoformat()}, {platform.machine()}, {os.cpu_count()} cores, jax {jax.__version__}, "
-        f"backend {out['backend']}; load average at the end {load}.  System: `studies/tuning/crane_vessel.py` (the full "
+        f"Generated on {datetime.date.today().isoformat()}, {out.get('processor', platform.machine())}, {os.cpu_count()} cores, "
+        f"jax {jax.__version__}, backend {out['backend']}, XLA:CPU's runtime threads `PJRT_NPROC={out.get('pjrt_nproc')}`; "
+        f"load average at the end {load}.  System: `studies/tuning/crane_vessel.py` (the full "
         f"crane vessel with 540 wave components, radiation states, controllers, DP and a hook damper), one realisation, "
         f"RK4 at {out['dt']} s ({out['n_steps']} steps), {out['n_saves']} saves; objective of study (a) (smooth maximum of "
         f"the king moment + sway RMS); {out['n_parameters']} parameters (platform K_p, K_d, hook damping).",
