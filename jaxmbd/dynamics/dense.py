@@ -261,8 +261,10 @@ def _rigid_motion_jvp(model, q, v, tau, f_ext, extra, dq, dv, dtau, df, dextra=N
     if dextra is not None and not isinstance(dextra, _SymbolicZero) and extra is not None:
         # an extra inertia that changes by more than the body's turn (the added mass of linear
         # hydrodynamics, fixed in the world's axes): its body-frame tangent dE adds F dE Fᵀ A
+        # F (dE (Fᵀ A)): three matrix-vector products, not F dE Fᵀ formed first (two 6x6 matrix products
+        # that XLA fused into the vector's consumers, each element recomputing them)
         F = spatial.force_matrix(w.Rw, w.pw)
-        df_body = df_body + spatial.mv(spatial.mm(spatial.mm(F, dextra), jnp.swapaxes(F, -1, -2)), Ja + w.Ab)
+        df_body = df_body + spatial.mv(F, spatial.mv(dextra, spatial.mtv(F, Ja + w.Ab)))
     dID = jnp.sum(w.Sw * (maskT @ df_body), -1)
     if not zero_q:
         dID = dID + jnp.sum(dSw * (maskT @ f), -1)
