@@ -36,7 +36,9 @@ evaluation in a ``lax.scan`` costs 9.5-10 µs instead of 17, an RK4 step of the 
 instead of 88 (benchmarks/NOTES.md, "The scheduler").  Vmapped batches go the other way (256
 realisations of the crane vessel about 25 % slower), and so does a reverse-mode gradient, so the
 option is set per program, on the single-trajectory forward programs (``simulate`` of one
-realisation, ``forward_dynamics_jit``, the scenario segments), not in XLA_FLAGS.
+realisation, ``forward_dynamics_jit``, the scenario segments) and on forward-mode gradients
+(``optim.tuning.gradient_jit``: 5-7 % faster on one thread), not in XLA_FLAGS.  Those figures were
+measured with the pool of two threads; on one thread (above) the schedules differ less.
 
 ``FORWARD_JIT_OPTIONS`` is the ``compiler_options`` dict for ``jax.jit`` (empty where not applied).
 
