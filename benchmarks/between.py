@@ -13,13 +13,12 @@ the spread the range.
 from __future__ import annotations
 
 import os
-import platform
 import statistics
 from datetime import date
 from pathlib import Path
 
 from .report import RESULTS, ROOT, assemble
-from .timing import processes_or_child, spawn_child, spread
+from .timing import processes_or_child, processor, spawn_child, spread
 
 FILE = "studies/floating_crane/system.toml"
 CASES = ("between", "saves")
@@ -76,7 +75,7 @@ def main(argv=None):
     lines = [
         "## Maxima and ranges between the saves (`python -m benchmarks.between`)",
         "",
-        f"{date.today().isoformat()}, {platform.processor() or platform.machine()}, {os.cpu_count()} cores, jax {jax.__version__}; "
+        f"{date.today().isoformat()}, {processor()}, {os.cpu_count()} cores, jax {jax.__version__}; "
         f"median over {n} processes per case (min-max), the cases in turn, no compilation cache; each process the median of "
         "3 runs after its compile.",
         "",

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -25,7 +24,7 @@ from datetime import date
 from pathlib import Path
 
 from .report import RESULTS, assemble
-from .timing import spread
+from .timing import processor, spread
 
 ROOT = Path(__file__).resolve().parents[1]
 JOBS = {
@@ -73,7 +72,7 @@ def main(argv=None):
     lines = [
         "## The first result from an empty compilation cache (`python -m benchmarks.cold_start --base DIR`)",
         "",
-        f"{date.today().isoformat()}, {platform.processor() or platform.machine()}, {os.cpu_count()} cores; base {_commit(codes['base'])}, "
+        f"{date.today().isoformat()}, {processor()}, {os.cpu_count()} cores; base {_commit(codes['base'])}, "
         f"this {_commit(ROOT)}; median over {args.processes} processes per code and job (min-max), taken in turn.",
         "",
         "Wall time of the whole command in a fresh process (imports, the static equilibrium, tracing, compiling, "

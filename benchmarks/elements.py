@@ -13,12 +13,11 @@ speed reaches every case alike.  Every figure is the median over the processes w
 from __future__ import annotations
 
 import os
-import platform
 import statistics
 from datetime import date
 
 from .report import RESULTS, assemble
-from .timing import processes_or_child, spawn_child, spread
+from .timing import processes_or_child, processor, spawn_child, spread
 
 CASES = ("rigid", "wire_rope", "wire_rope-6falls", "fender", "tugger_line", "morison-still", "morison-waves", "member-waves",
          "wire_rope-current", "wind-gusts", "wind_coefficients", "hull_current_load", "rao_motion-waves",
@@ -116,7 +115,7 @@ def main(argv=None):
     lines = [
         "## Lifting elements per evaluation (`python -m benchmarks.elements`)",
         "",
-        f"{date.today().isoformat()}, {platform.processor() or platform.machine()}, {os.cpu_count()} cores, jax {jax.__version__}; "
+        f"{date.today().isoformat()}, {processor()}, {os.cpu_count()} cores, jax {jax.__version__}; "
         f"median over {n} processes (min-max), the cases' processes in turn.",
         "",
         "Right-hand side of a 20 t load on a free joint, per evaluation (200 in a `lax.scan`, one jitted program): "

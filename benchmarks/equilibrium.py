@@ -14,13 +14,12 @@ tests turn the backend's optimisations off, which the commands do not).
 from __future__ import annotations
 
 import os
-import platform
 import statistics
 from datetime import date
 from pathlib import Path
 
 from .report import RESULTS, ROOT, assemble
-from .timing import processes_or_child, spawn_child, spread
+from .timing import processes_or_child, processor, spawn_child, spread
 
 FILES = {"floating_crane": "studies/floating_crane/system.toml", "tuning_barge": "studies/tuning/barge_cargo.toml"}
 CASES = tuple(f"{name}:{how}" for name in FILES for how in ("differences", "exact"))
@@ -62,7 +61,7 @@ def main(argv=None):
     lines = [
         "## Static equilibrium, the first solve (`python -m benchmarks.equilibrium`)",
         "",
-        f"{date.today().isoformat()}, {platform.processor() or platform.machine()}, {os.cpu_count()} cores, jax {jax.__version__}; "
+        f"{date.today().isoformat()}, {processor()}, {os.cpu_count()} cores, jax {jax.__version__}; "
         f"median over {n} processes (min-max), the cases' processes in turn, no compilation cache.",
         "",
         "The Newton step's Jacobian by central differences from one batched residual (what `static_equilibrium` "

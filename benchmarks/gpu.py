@@ -41,6 +41,7 @@ from jaxmbd.simulation import Integrator, simulate
 
 from .numpy_crane_vessel import build_system
 from .simulation import DT, cast
+from .timing import processor
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZES = (1, 10, 100, 1000, 10000)
@@ -139,7 +140,7 @@ def write_table(args, argv, rows, duration, kind, backend, n_dev, *, complete):
         + f" on {datetime.datetime.now().isoformat(timespec='seconds')}.",
         "",
         f"- Device: {kind}, {backend}, {n_dev} device(s) visible (batches shard over all of them); host "
-        f"{platform.processor() or platform.machine()}",
+        f"{processor()}",
         f"- Versions: python {platform.python_version()}, jax {jax.__version__}, jaxlib {jaxlib_v}, "
         f"jaxmbd {jaxmbd.__version__}, numpy {np.__version__}",
         f"- Run: `simulate`, RK4 at {DT} s ({int(round(duration / DT))} steps), saves every {args.save_dt:g} s; "

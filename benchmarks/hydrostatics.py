@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import statistics
 import subprocess
 import sys
@@ -27,6 +26,7 @@ import time
 from datetime import date
 
 from .report import RESULTS, assemble
+from .timing import processor
 
 CASES_RHS = ("linear", "nonlinear-500", "nonlinear-2000", "nonlinear-fk-2000")
 CASES_E2E = ("linear", "nonlinear-faces", "nonlinear-5m")
@@ -133,7 +133,7 @@ def main(argv=None):
     lines = [
         "## Non-linear hydrostatics (`python -m benchmarks.hydrostatics`)",
         "",
-        f"{date.today().isoformat()}, {platform.processor() or platform.machine()}, {_cores()} cores, jax {jax.__version__}; "
+        f"{date.today().isoformat()}, {processor()}, {_cores()} cores, jax {jax.__version__}; "
         f"median over {n} processes (min-max), the cases' processes in turn.",
         "",
         "Right-hand side of the free test barge (20 x 10 x 2 m, radiation memory: 55 states), one evaluation, jitted:",

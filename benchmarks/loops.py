@@ -13,12 +13,11 @@ that process's median; the spread is the range over processes.
 from __future__ import annotations
 
 import os
-import platform
 import statistics
 from datetime import date
 
 from .report import RESULTS, assemble
-from .timing import processes_or_child, spawn_child, spread
+from .timing import processes_or_child, processor, spawn_child, spread
 
 CASES = ("tree", "four_bar", "luffing_cylinder", "mujoco", "a_frame_tree", "a_frame", "a_frame_mujoco", "a_frame_waves", "a_frame_waves_loops")
 A, B, C, D = 1.0, 2.5, 1.5, 2.0
@@ -248,7 +247,7 @@ def main(argv=None):
     lines = [
         "## Closed loops per evaluation (`python -m benchmarks.loops`)",
         "",
-        f"{date.today().isoformat()}, {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"{date.today().isoformat()}, {processor()}, {os.cpu_count()} cores, "
         f"jax {jax.__version__}, MuJoCo {version('mujoco')}; median over {n} processes (min-max), the cases' processes in turn.",
         "",
         "The planar four-bar of `tests/test_loops.py` (three hinges, one loop) and the stern A-frame of `studies/a_frame` "

@@ -17,13 +17,12 @@ that process's median over repeated calls; the spread is the range over processe
 from __future__ import annotations
 
 import os
-import platform
 import statistics
 import time
 from datetime import date
 
 from .report import RESULTS, assemble
-from .timing import processes_or_child, spawn_child, spread
+from .timing import processes_or_child, processor, spawn_child, spread
 
 CASES = ("jaxmbd-vmap", "jaxmbd-scan", "moorpy")
 LUMPED_CASES = ("lumped-scan", "lumped-vmap", "moordyn")
@@ -202,7 +201,7 @@ def main(argv=None):
     lines = [
         "## Catenary mooring line per evaluation (`python -m benchmarks.mooring`)",
         "",
-        f"{date.today().isoformat()}, {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"{date.today().isoformat()}, {processor()}, {os.cpu_count()} cores, "
         f"jax {jax.__version__}, MoorPy {version('moorpy')}, MoorDyn {version('moordyn')}; median over {n} processes (min-max), "
         "the cases' processes in turn.",
         "",

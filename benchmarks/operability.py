@@ -20,14 +20,13 @@ compilation cache; the spread the range); realisations per second count every re
 from __future__ import annotations
 
 import os
-import platform
 import statistics
 import tempfile
 from datetime import date
 from pathlib import Path
 
 from .report import RESULTS, ROOT, assemble
-from .timing import processes_or_child, spawn_child, spread
+from .timing import processes_or_child, processor, spawn_child, spread
 
 FILE = "jaxmbd/data/small_lift.toml"
 CASES = ("operability", "sweep")
@@ -103,7 +102,7 @@ def main(argv=None):
     lines = [
         "## An operability study end to end (`python -m benchmarks.operability`)",
         "",
-        f"{date.today().isoformat()}, {platform.processor() or platform.machine()}, {os.cpu_count()} cores, jax {jax.__version__}; "
+        f"{date.today().isoformat()}, {processor()}, {os.cpu_count()} cores, jax {jax.__version__}; "
         f"median over {n} processes (min-max), the cases' processes in turn, no compilation cache, compile included.",
         "",
         f"`{FILE}`: a 20 t module on 8 m of rope under a fixed crane on a 380 t barge; {op[0]['duration']:.0f} s a realisation, "

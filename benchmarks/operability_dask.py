@@ -19,13 +19,12 @@ installation) or ``operability_dask_lift.md``.
 from __future__ import annotations
 
 import os
-import platform
 import statistics
 from datetime import date
 from pathlib import Path
 
 from .report import RESULTS, ROOT, assemble
-from .timing import processes_or_child, spawn_child, spread
+from .timing import processes_or_child, processor, spawn_child, spread
 
 FILE = "examples/lift_in_phases.toml"
 STUDY = "studies/subsea_installation/operability.py"
@@ -98,7 +97,7 @@ def main(argv=None):
         "## An operability study on a two-worker Dask cluster (`python -m benchmarks.operability_dask"
         + (" --lift`)" if args.lift else "`): the subsea installation"),
         "",
-        f"{date.today().isoformat()}, {platform.processor() or platform.machine()}, {os.cpu_count()} cores, jax {jax.__version__}; "
+        f"{date.today().isoformat()}, {processor()}, {os.cpu_count()} cores, jax {jax.__version__}; "
         f"median over {n} processes per case (min-max), the cases in turn, no compilation cache.",
         "",
         (f"`{FILE}` in its smoke form: three phases, {local[0]['cells']} cells (one heading x two periods), two realisations "

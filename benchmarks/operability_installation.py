@@ -31,7 +31,6 @@ import argparse
 import dataclasses
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -40,6 +39,7 @@ from datetime import date
 from pathlib import Path
 
 from .report import RESULTS, ROOT, assemble
+from .timing import processor
 
 PLAIN = (2.0, 9.0, 180.0)  # the plain run's sea state: Hs (m), Tp (s), heading (deg)
 
@@ -250,7 +250,7 @@ def main(argv=None):
     lines = [
         "## The subsea installation's whole operability (`python -m benchmarks.operability_installation`)",
         "",
-        f"{date.today().isoformat()}, {platform.processor() or platform.machine()}, {os.cpu_count()} cores, {jax.default_backend()}, "
+        f"{date.today().isoformat()}, {processor()}, {os.cpu_count()} cores, {jax.default_backend()}, "
         f"jax {jax.__version__}; no compilation cache, compile included; code {', '.join(commits) or _commit()}.",
         "",
         f"`studies/subsea_installation/operability.py`'s full form: the six-phase operation (RK4 at 0.02 s, 100 wave components, "

@@ -19,14 +19,13 @@ batch (:meth:`jaxmbd.scenario.Scenario.run_many`), each ending its phases at its
 from __future__ import annotations
 
 import os
-import platform
 import statistics
 from datetime import date
 from pathlib import Path
 
 from .operability import HS, sweep_peer
 from .report import RESULTS, ROOT, assemble
-from .timing import processes_or_child, spawn_child, spread
+from .timing import processes_or_child, processor, spawn_child, spread
 
 FILE = "examples/lift_in_phases.toml"
 PLAIN = "jaxmbd/data/small_lift.toml"
@@ -93,7 +92,7 @@ def main(argv=None):
     lines = [
         "## An operation in phases: its whole operability end to end (`python -m benchmarks.operability_phases`)",
         "",
-        f"{date.today().isoformat()}, {platform.processor() or platform.machine()}, {os.cpu_count()} cores, jax {jax.__version__}; "
+        f"{date.today().isoformat()}, {processor()}, {os.cpu_count()} cores, jax {jax.__version__}; "
         "a fresh process per case, no compilation cache, compile included; the whole study in one process (its "
         f"size), one heading of it and the sweep in {n} processes each (median, min-max), the cases in turn.",
         "",

@@ -12,7 +12,6 @@ Needs Debian's ``chromium`` (``apt-get install chromium``).  Each figure is the 
 from __future__ import annotations
 
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -22,7 +21,7 @@ from datetime import date
 from pathlib import Path
 
 from .report import RESULTS, ROOT, assemble
-from .timing import spread
+from .timing import processor, spread
 
 
 def _render(browser: str, page: Path, shot: Path) -> float:
@@ -68,7 +67,7 @@ def main(argv=None):
     lines = [
         "## The report (`python -m benchmarks.report_page`)",
         "",
-        f"{date.today().isoformat()}, {platform.processor() or platform.machine()}, {os.cpu_count()} cores, {version}; "
+        f"{date.today().isoformat()}, {processor()}, {os.cpu_count()} cores, {version}; "
         f"median over {rounds} rounds (min-max).  Render: headless Chromium from its start to the screenshot "
         "(1280 x 4000 px) written; the blank page is the browser's own start-up.",
         "",

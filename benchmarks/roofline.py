@@ -20,12 +20,11 @@ not the processor's nominal figure.
 from __future__ import annotations
 
 import os
-import platform
 import statistics
 from datetime import date
 
 from .report import RESULTS, ROOT, assemble
-from .timing import processes_or_child, spawn_child, spread
+from .timing import processes_or_child, processor, spawn_child, spread
 
 SYSTEMS = ("crane_vessel", "floating_crane", "installation")
 BATCH = 256
@@ -177,7 +176,7 @@ def main(argv=None):
     lines = [
         "## The right-hand side against this machine's limit (`python -m benchmarks.roofline`)",
         "",
-        f"{date.today().isoformat()}, {platform.processor() or platform.machine()}, {os.cpu_count()} cores, jax {jax.__version__}; "
+        f"{date.today().isoformat()}, {processor()}, {os.cpu_count()} cores, jax {jax.__version__}; "
         f"median over {n} processes (min-max).",
         "",
         f"The machine, measured: a 2000 x 2000 double-precision product reaches {spread(one_core)} GFLOP/s on one core (BLAS "

@@ -34,7 +34,7 @@ import jaxmbd as mbd  # noqa: E402
 from jaxmbd import _xla  # noqa: E402
 from benchmarks import peers  # noqa: E402
 from benchmarks.states import models, random_states  # noqa: E402
-from benchmarks.timing import compile_times, fmt_ratio, fmt_us, time_call, time_loop  # noqa: E402
+from benchmarks.timing import compile_times, fmt_ratio, fmt_us, processor, time_call, time_loop  # noqa: E402
 
 FD = mbd.forward_dynamics
 
@@ -242,14 +242,7 @@ def fusion_compare(args, log):
 
 
 def machine():
-    cpu = "unknown"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        cpu = platform.processor()
+    cpu = processor()
     vers = {"python": platform.python_version(), "jax": jax.__version__}
     import jaxlib
 

@@ -34,6 +34,8 @@ import sys
 import time
 from pathlib import Path
 
+from .timing import processor
+
 ROOT = Path(__file__).resolve().parents[1]
 
 PROBE = r"""
@@ -163,7 +165,7 @@ def main(argv=None):
         "## Two versions back to back (end to end, 16 realisations x 600 s)",
         "",
         f"`python -m benchmarks.versions --base DIR` on {platform.node() or 'this machine'} "
-        f"({os.cpu_count()} cores, {platform.processor() or platform.machine()}), {time.strftime('%Y-%m-%d')}; "
+        f"({os.cpu_count()} cores, {processor()}), {time.strftime('%Y-%m-%d')}; "
         f"{args.processes} processes per code, taken in turn; each process the median of 3 runs after its compile.",
         "",
         *(f"- {k}: {git_describe(tree)}" for k, tree in trees.items()),
