@@ -164,7 +164,8 @@ def _fixed_step_solve(system, y0, t0, dt, n_windows, steps_per_window, forcing, 
     track = tuple(track) if dynamics else ()
 
     # One intermediate is kept, not recomputed: the joint accelerations of the dense rule
-    # (jaxmbd.dynamics.dense, named "joint_accelerations"; nv numbers a stage).  Its backward pass then
+    # (jaxmbd.dynamics.dense, named "joint_accelerations"; nv numbers a stage; the articulated-body
+    # recursion's value, so the forward pass runs no factor or solve).  Its backward pass then
     # linearises the loads and the inverse dynamics at the saved v̇ instead of factoring and solving again:
     # crane vessel, 200 s, four processes per code in turn, reverse mode 0.549-0.668 -> 0.401-0.472 s
     # (benchmarks/NOTES.md, "The joint accelerations kept by each checkpoint").

@@ -143,6 +143,37 @@ def test_rule_is_used_under_vmap_and_without_optional_inputs():
     assert rel(tangents(mbd.forward_dynamics), tangents(recursion)) < RTOL
 
 
+def test_rule_value_from_the_recursion_or_the_factor(monkeypatch):
+    """The rule's value is the recursion's by default (reverse mode's forward pass needs only the value,
+    and the recursion is the cheaper one) and, within ``dense.dense_value()`` (forward-mode gradients),
+    the solve with the factor its tangents use (counted: one triangular solve pair for the tangents, one
+    more for the value).  Both v̇ to 1e-12, the tangents to RTOL, by the closed-form rule (the state) and
+    the general one (the model)."""
+    solves = []
+    solve = dense.cholesky_solve
+    monkeypatch.setattr(dense, "cholesky_solve", lambda *a: solves.append(1) or solve(*a))
+    model = constant_subspace_model(np.random.default_rng(41))
+    q, v, tau, fext, extra = inputs(model, np.random.default_rng(42))
+    rng = np.random.default_rng(43)
+    t = tuple(jnp.asarray(rng.normal(size=x.shape)) for x in (q, v, tau, fext))
+    dmodel = model_tangent(model, rng)
+
+    def both():
+        state = jax.jvp(lambda *s: mbd.forward_dynamics(model, *s, extra), (q, v, tau, fext), t)
+        design = jax.jvp(lambda m: mbd.forward_dynamics(m, q, v, tau, fext, extra), (model,), (dmodel,))
+        return state, design
+
+    plain = jax.jit(mbd.forward_dynamics)(model, q, v, tau, fext, extra)
+    (a, da), (b, db) = jax.jit(both)()
+    assert len(solves) == 2  # the two rules' tangents
+    with dense.dense_value():
+        (a2, da2), (b2, db2) = jax.jit(lambda: both())()
+    assert len(solves) == 2 + 4  # and their values
+    for x in (a, b, a2, b2):
+        assert rel(x, plain) < 1e-12
+    assert rel(da2, da) < RTOL and rel(db2, db) < RTOL
+
+
 @pytest.mark.slow  # 13 s; the rule against autodiff of the recursion stays in the default suite
 def test_rule_with_some_inputs_held():
     """Unperturbed inputs reach the rule as symbolic zeros and are held constant: the gradient in q

@@ -8,11 +8,15 @@ derivatives are those of inverse dynamics, by a custom JVP rule: M dv̇ = dτ �
 by one; this rule's JVP and VJP cost about half as much and compile 3-4x faster
 (benchmarks/NOTES.md).  Tangents of the state, τ and f_ext on trees of constant-subspace joints take a
 closed form of d(ID) (the bodies' rigid motions, :func:`_rigid_motion_jvp`); those of the model's
-arrays or the extra inertia differentiate the world-frame terms.
+arrays or the extra inertia differentiate the world-frame terms.  The rule's own value is the ABA's too
+(reverse mode's forward pass then runs the recursion alone), or, within :func:`dense_value` (forward-mode
+gradients), the solve with the factor the tangents use.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 from typing import NamedTuple
 
@@ -42,7 +46,7 @@ def _rule(options: DynamicsOptions):
     def fd(model, q, v, tau, f_ext, extra_inertia, kinematics):
         return articulated.forward_dynamics(model, q, v, tau, f_ext, extra_inertia, options, kinematics)
 
-    fd.defjvp(_jvp_with_kinematics, symbolic_zeros=True)
+    fd.defjvp(functools.partial(_jvp_with_kinematics, options), symbolic_zeros=True)
     return fd
 
 
@@ -51,10 +55,33 @@ def forward_dynamics(model: Model, q, v, tau, f_ext, extra_inertia, options: Dyn
     return _rule(options)(model, q, v, tau, f_ext, extra_inertia, kinematics)
 
 
-def _jvp_with_kinematics(primals, tangents):
+_DENSE_VALUE = contextvars.ContextVar("jaxmbd_dense_rule_value", default=False)
+
+
+@contextlib.contextmanager
+def dense_value():
+    """Within it, the rule's value v̇ is solved from the joint-space inertia's factor that its tangents
+    need anyway (two triangular solves) instead of the articulated-body recursion: cheaper for forward
+    mode, whose program runs the value and the tangents together (the crane vessel's forward-mode stage:
+    232 kernels against 311 with the recursion).  Reverse mode wants the recursion: its forward pass runs
+    only the value (the factor is formed in the backward pass, where the tangents are), and the recursion
+    is the cheaper value (the crane vessel's tuning objective over 200 s: forward pass 1.15x the forward
+    run against 1.50x, the gradient 4.5-4.7x against 5.0-5.2x; benchmarks/NOTES.md, "The rule's value").
+    Read when a program is traced: :func:`jaxmbd.optim.value_and_grad` traces forward mode within it.
+    Both values are v̇ to roundoff."""
+    token = _DENSE_VALUE.set(True)
+    try:
+        yield
+    finally:
+        _DENSE_VALUE.reset(token)
+
+
+def _jvp_with_kinematics(options, primals, tangents):
     # the kinematics are those of (q, v): the rule differentiates through q and v, so the kinematics'
-    # own tangents (the same motion again) are not added a second time
-    return _jvp(primals[:-1], tangents[:-1])
+    # own tangents (the same motion again) are not added a second time.  The value: the recursion's
+    # (the primal function's own) unless dense_value() is in force
+    value = None if _DENSE_VALUE.get() else functools.partial(articulated.forward_dynamics, *primals[:-1], options, primals[-1])
+    return _jvp(primals[:-1], tangents[:-1], value)
 
 
 def dense_solve(model: Model, q, v, tau, f_ext=None, extra_inertia=None):
@@ -133,18 +160,19 @@ def _dense_terms(model: Model, q, v, f_ext, extra_inertia):
     return w.jacobians(mask), w.IT, w.B
 
 
-def _solve_from_terms(J, IT, B, tau):
+def _solve_from_terms(J, IT, B, tau, value=None):
+    """(v̇, L): M = Σ Jᵀ I_T J = L Lᵀ and v̇ = M⁻¹ (τ − Σ Jᵀ B), or v̇ = ``value()`` where given."""
     IJ = spatial.mm(IT, J)
     M = jnp.einsum("bik,bil->kl", J, IJ)  # one GEMM; a broadcast-and-sum here is slow on XLA's CPU
-    h = jnp.einsum("bik,bi->k", J, B)
     L = jax.lax.linalg.cholesky(M, symmetrize_input=False)
+    a = cholesky_solve(L, tau - jnp.einsum("bik,bi->k", J, B)) if value is None else value()
     # named: a checkpointed right-hand side keeps v̇ for reverse mode (jaxmbd.simulation._SAVED)
-    return _checkpoint_name(cholesky_solve(L, tau - h), "joint_accelerations"), L
+    return _checkpoint_name(a, "joint_accelerations"), L
 
 
 
 
-def _jvp(primals, tangents):
+def _jvp(primals, tangents, value=None):
     # Differentiating ID(q, v, v̇) = τ at the solution: M dv̇ = dτ − ∂ID/∂(model, q, v, f_ext, E) · d(...),
     # with v̇ held fixed in ID (Carpentier and Mansard 2018).  One JVP of the O(n nv) inverse dynamics and
     # two triangular solves with the factor already computed, instead of differentiating the factorisation.
@@ -154,7 +182,7 @@ def _jvp(primals, tangents):
     model, q, v, tau, f_ext, extra = primals
     dmodel, dq, dv, dtau, df, dextra = tangents
     if _rigid_rule_applies(model, dmodel):
-        return _rigid_motion_jvp(model, q, v, tau, f_ext, extra, dq, dv, dtau, df, dextra)
+        return _rigid_motion_jvp(model, q, v, tau, f_ext, extra, dq, dv, dtau, df, dextra, value)
     args, treedef = jax.tree_util.tree_flatten((model, q, v, f_ext, extra))
     dargs = jax.tree_util.tree_leaves((dmodel, dq, dv, df, dextra), is_leaf=lambda x: isinstance(x, _SymbolicZero))
     live = [k for k, d in enumerate(dargs) if not isinstance(d, _SymbolicZero)]
@@ -166,10 +194,10 @@ def _jvp(primals, tangents):
         return _dense_terms(*jax.tree_util.tree_unflatten(treedef, leaves))
 
     if not live:  # only τ is perturbed: M dv̇ = dτ
-        a, L = _solve_from_terms(*terms(), tau)
+        a, L = _solve_from_terms(*terms(), tau, value)
         return a, cholesky_solve(L, dtau)
     (J, IT, B), (dJ, dIT, dB) = jax.jvp(terms, tuple(args[k] for k in live), tuple(dargs[k] for k in live))
-    a, L = _solve_from_terms(J, IT, B, tau)
+    a, L = _solve_from_terms(J, IT, B, tau, value)
     A = jnp.einsum("bik,k->bi", J, a)
     dF = spatial.mv(dIT, A) + spatial.mv(IT, jnp.einsum("bik,k->bi", dJ, a)) + dB
     r = jnp.einsum("bik,bi->k", dJ, spatial.mv(IT, A) + B) + jnp.einsum("bik,bi->k", J, dF)
@@ -213,7 +241,7 @@ def _velocity_coordinates(model: Model, q, dq):
     return jnp.concatenate(parts) if parts else jnp.zeros(0, dtype=dq.dtype)
 
 
-def _rigid_motion_jvp(model, q, v, tau, f_ext, extra, dq, dv, dtau, df, dextra=None):
+def _rigid_motion_jvp(model, q, v, tau, f_ext, extra, dq, dv, dtau, df, dextra=None, value=None):
     """The inverse-dynamics JVP in closed form, in the world frame (Carpentier and Mansard 2018's
     derivatives written for all bodies at once).  A configuration tangent moves each body b rigidly
     by the world twist Ξ_b = Σ_{i ≼ b} X_i ξ_i, ξ_i = X_Jᵢ⁻¹ dX_Jᵢ its joint's perturbation, so every
@@ -230,7 +258,7 @@ def _rigid_motion_jvp(model, q, v, tau, f_ext, extra, dq, dv, dtau, df, dextra=N
     w = world_terms(model, q, v, f_ext, extra)
     maskT = jnp.asarray(mask.T, dtype)
     mask = jnp.asarray(mask, dtype)
-    a, L = _solve_from_terms(w.jacobians(mask), w.IT, w.B, tau)
+    a, L = _solve_from_terms(w.jacobians(mask), w.IT, w.B, tau, value)
     cm, cf, mv = spatial.cross_motion, spatial.cross_force, spatial.mv
     Ja = mask @ (w.Sw * a[:, None])
     f = mv(w.IT, Ja) + w.B  # body wrenches at the solution: ID = Σ Jᵀ f

@@ -14,6 +14,7 @@ import numpy as np
 import optax
 
 from .._xla import forward_jit
+from ..dynamics.dense import dense_value
 from ..errors import InputError
 
 
@@ -89,7 +90,8 @@ def value_and_grad(loss: Callable, mode: str = "reverse") -> Callable:
 
     def forward(u):
         basis = jnp.eye(u.shape[0], dtype=u.dtype)
-        vals, tangents = jax.vmap(lambda e: jax.jvp(loss, (u,), (e,)))(basis)
+        with dense_value():  # the dynamics' rule solves its value with the factor its tangents need
+            vals, tangents = jax.vmap(lambda e: jax.jvp(loss, (u,), (e,)))(basis)
         return vals[0], tangents
 
     if mode == "forward":
