@@ -82,7 +82,8 @@ def gradient_mode_for(mode: str, n_parameters: int) -> str:
 def value_and_grad(loss: Callable, mode: str = "reverse") -> Callable:
     """``u -> (loss, ∇loss)`` by reverse mode (``jax.value_and_grad``; checkpointed fixed-step solve:
     memory as ``Integrator.checkpoint`` says), forward mode (one JVP per parameter, vmapped: cheaper when
-    the parameters are few, and memory that does not grow with the duration) or ``"auto"`` (chosen by the
+    the parameters are few; it keeps no state per stage, its memory grows with the saved trajectory as the
+    forward run's does) or ``"auto"`` (chosen by the
     length of u, :func:`gradient_mode_for`)."""
     gradient_mode_for(mode, 0)  # a bad name fails here, not at the first call
     if mode == "reverse":
