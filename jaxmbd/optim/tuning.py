@@ -65,7 +65,8 @@ def _jsonable(x):
 
 # "auto" takes forward mode up to this many parameters.  On the crane vessel's tuning objective
 # (600 s, RK4) one tangent costs about 0.65 forward runs and reverse mode about 4.4 runs whatever the
-# count (studies/tuning/bench.py), so forward mode is the cheaper one up to about five parameters.
+# count on the AMD EPYC, 0.7 and 5.1 on the Intel Xeon (studies/tuning/bench.py, one runtime thread), so
+# forward mode is the cheaper one up to about five parameters.
 FORWARD_MODE_MAX_PARAMETERS = 5
 
 
