@@ -16,6 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..dynamics.dense import dense_value
 from ..equilibrium import holds
 from ..simulation import Integrator, rest_accelerations, solve, solve_with_extremes
 from ..system import Inputs
@@ -103,7 +104,8 @@ def equilibrate(system, q_guess, *, free=None, n_newton: int = 3, params=None):
 
     def step(_, q):
         r = residual(q)
-        J = jax.jacfwd(lambda d: residual(model.integrate(q, d * mask)))(jnp.zeros(model.nv, dtype=q.dtype))
+        with dense_value():  # forward mode: the dynamics' rule solves its value with the factor its tangents need
+            J = jax.jacfwd(lambda d: residual(model.integrate(q, d * mask)))(jnp.zeros(model.nv, dtype=q.dtype))
         # Newton with a tiny diagonal shift, (J + λI) δ = −r, instead of lstsq: lstsq differentiates
         # through an SVD, whose derivative is NaN where singular values repeat (directions without
         # restoring force, e.g. a free payload's rotations, give zero rows of J, held below); normal

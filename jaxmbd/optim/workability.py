@@ -36,6 +36,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import validity
+from ..dynamics.dense import dense_value
 from ..errors import InputError, SimulationError
 from ..operability.alpha import HS_COLUMNS, LEVELS, TABLES
 from ..operability.criteria import extremes, margin_of
@@ -281,7 +282,8 @@ def _compile(problem: Problem, criteria, paths, seconds):
                           for c in criteria])
 
     def row(system, q0, keys, x, weights):  # the weighted margins' derivatives in [hs, values...], forward mode
-        return weights @ jax.jacfwd(lambda y: margins(system, q0, keys, y[0], {p: y[1 + i] for i, p in enumerate(paths)}))(x)
+        with dense_value():  # the dynamics' rule solves its value with the factor its tangents need
+            return weights @ jax.jacfwd(lambda y: margins(system, q0, keys, y[0], {p: y[1 + i] for i, p in enumerate(paths)}))(x)
 
     return jax.jit(margins), jax.jit(row)
 
