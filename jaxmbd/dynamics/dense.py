@@ -81,7 +81,9 @@ def _jvp_with_kinematics(options, primals, tangents):
     # own tangents (the same motion again) are not added a second time.  The value: the recursion's
     # (the primal function's own) unless dense_value() is in force
     value = None if _DENSE_VALUE.get() else functools.partial(articulated.forward_dynamics, *primals[:-1], options, primals[-1])
-    return _jvp(primals[:-1], tangents[:-1], value)
+    # the closed-form rule reads the bodies' world placements from them (not their derivatives)
+    kin = primals[-1]
+    return _jvp(primals[:-1], tangents[:-1], value, None if kin is None else (kin.R, kin.p))
 
 
 def dense_solve(model: Model, q, v, tau, f_ext=None, extra_inertia=None):
@@ -108,15 +110,19 @@ class WorldTerms(NamedTuple):
         return self.Sw.T[None] * mask[:, None, :]
 
 
-def world_terms(model: Model, q, v, f_ext, extra_inertia) -> WorldTerms:
-    """World-frame quantities of every body (spatial vectors at the world origin): placements, the
+def world_terms(model: Model, q, v, f_ext, extra_inertia, placements=None) -> WorldTerms:
+    """World-frame quantities of every body (spatial vectors at the world origin): placements (``placements``:
+    the bodies' world (R, p) of this q where the caller has them, :class:`~jaxmbd.kinematics.Kinematics`' ``R``
+    and ``p``; not to be differentiated through), the
     DOFs' motion subspaces Sw (the body Jacobians are J_b = Sw ᵀ masked by the DOFs that move b),
     twists, inertias I and I_T (with the extra inertia), and the bias wrenches
     B = I_T J̇v + V ×* I V − I [g; 0] − f_ext, so that τ = Σ Jᵀ (I_T J v̇ + B)."""
     anc, mask, owner, S0 = tree_tables(model)
     dtype = jnp.result_type(model.inertia.dtype, q, v)
-    R, p = joint_placements(model, q)
-    Rw, pw = compose_to_roots(model.parents, R, p)
+    if placements is None:
+        Rw, pw = compose_to_roots(model.parents, *joint_placements(model, q))
+    else:
+        Rw, pw = placements
     S = jnp.asarray(S0.T, dtype=dtype)
     cJ = []
     for i, j in enumerate(model.joints):  # joints whose subspace moves with q (universal)
@@ -172,7 +178,7 @@ def _solve_from_terms(J, IT, B, tau, value=None):
 
 
 
-def _jvp(primals, tangents, value=None):
+def _jvp(primals, tangents, value=None, placements=None):
     # Differentiating ID(q, v, v̇) = τ at the solution: M dv̇ = dτ − ∂ID/∂(model, q, v, f_ext, E) · d(...),
     # with v̇ held fixed in ID (Carpentier and Mansard 2018).  One JVP of the O(n nv) inverse dynamics and
     # two triangular solves with the factor already computed, instead of differentiating the factorisation.
@@ -182,7 +188,7 @@ def _jvp(primals, tangents, value=None):
     model, q, v, tau, f_ext, extra = primals
     dmodel, dq, dv, dtau, df, dextra = tangents
     if _rigid_rule_applies(model, dmodel):
-        return _rigid_motion_jvp(model, q, v, tau, f_ext, extra, dq, dv, dtau, df, dextra, value)
+        return _rigid_motion_jvp(model, q, v, tau, f_ext, extra, dq, dv, dtau, df, dextra, value, placements)
     args, treedef = jax.tree_util.tree_flatten((model, q, v, f_ext, extra))
     dargs = jax.tree_util.tree_leaves((dmodel, dq, dv, df, dextra), is_leaf=lambda x: isinstance(x, _SymbolicZero))
     live = [k for k, d in enumerate(dargs) if not isinstance(d, _SymbolicZero)]
@@ -241,7 +247,7 @@ def _velocity_coordinates(model: Model, q, dq):
     return jnp.concatenate(parts) if parts else jnp.zeros(0, dtype=dq.dtype)
 
 
-def _rigid_motion_jvp(model, q, v, tau, f_ext, extra, dq, dv, dtau, df, dextra=None, value=None):
+def _rigid_motion_jvp(model, q, v, tau, f_ext, extra, dq, dv, dtau, df, dextra=None, value=None, placements=None):
     """The inverse-dynamics JVP in closed form, in the world frame (Carpentier and Mansard 2018's
     derivatives written for all bodies at once).  A configuration tangent moves each body b rigidly
     by the world twist Ξ_b = Σ_{i ≼ b} X_i ξ_i, ξ_i = X_Jᵢ⁻¹ dX_Jᵢ its joint's perturbation, so every
@@ -255,7 +261,7 @@ def _rigid_motion_jvp(model, q, v, tau, f_ext, extra, dq, dv, dtau, df, dextra=N
     transform (the general rule's ``jax.jvp`` of :func:`world_terms`), and so is its transpose."""
     _, mask, owner, _ = tree_tables(model)
     dtype = jnp.result_type(model.inertia.dtype, q, v)
-    w = world_terms(model, q, v, f_ext, extra)
+    w = world_terms(model, q, v, f_ext, extra, placements)
     maskT = jnp.asarray(mask.T, dtype)
     mask = jnp.asarray(mask, dtype)
     a, L = _solve_from_terms(w.jacobians(mask), w.IT, w.B, tau, value)
