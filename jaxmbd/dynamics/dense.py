@@ -176,8 +176,6 @@ def _solve_from_terms(J, IT, B, tau, value=None):
     return _checkpoint_name(a, "joint_accelerations"), L
 
 
-
-
 def _jvp(primals, tangents, value=None, placements=None):
     # Differentiating ID(q, v, v̇) = τ at the solution: M dv̇ = dτ − ∂ID/∂(model, q, v, f_ext, E) · d(...),
     # with v̇ held fixed in ID (Carpentier and Mansard 2018).  One JVP of the O(n nv) inverse dynamics and
