@@ -266,8 +266,10 @@ def main(argv=None):
         "",
         "Above 1x is slower than MuJoCo.  MuJoCo's figure includes its Python call (about 1 µs) and its whole "
         "forward pass (collision detection with no geoms, its soft-constraint solver); jaxmbd's the loop's "
-        "rows written out from the tree's kinematics, the mass matrix (CRBA and RNEA), its solve (elimination written "
-        "out up to 12 coordinates, LAPACK's Cholesky beyond) and the multipliers' proximal solve.  A tree without "
+        "rows written out from the tree's kinematics, the mass matrix and bias forces (CRBA and RNEA up to 12 "
+        "coordinates; beyond, one product over the bodies' world-frame Jacobians and inertias, which also give the loops' "
+        "Jacobian columns and bias accelerations), its solve (elimination written out up to 12 coordinates, LAPACK's "
+        "Cholesky beyond) and the multipliers' proximal solve.  A tree without "
         "loops takes the articulated-body path unchanged.  The A-frame "
         "in air is the mechanism both programs can hold; the study's vessel in waves adds what only jaxmbd "
         "computes (its cost is the hull's radiation and wave forces, not the frame's joint).",

@@ -33,8 +33,10 @@ ball: the out-of-plane row is empty) get no force, and a singular set is reporte
 Why this route: the machines here have tens of coordinates and a few loops, where the mass matrix and
 two small symmetric solves cost less than they would in a long chain (written out as eliminations up to 12
 unknowns, which XLA fuses, LAPACK's Cholesky beyond), and the same equations serve the hull's coupled added mass
-(``System._loop_solve``).  A tree without loops keeps the articulated-body algorithm (O(n)) untouched.  The
-four-bar costs 0.79x MuJoCo's ``mj_forward`` (BENCHMARKS.md); an O(n)
+(``System._loop_solve``).  M and the bias forces come from the recursions (CRBA, RNEA) up to 12 coordinates and
+beyond from the bodies' world-frame Jacobians and inertias in one product, which also give the loops' rows their
+Jacobian columns and bias accelerations (:func:`jaxmbd.dynamics.coupled.world_equations`).  A tree without loops keeps the articulated-body algorithm (O(n)) untouched.  The
+four-bar costs 0.79x MuJoCo's ``mj_forward`` on an AMD EPYC and 1.2x on an Intel Xeon (BENCHMARKS.md); an O(n)
 route for long chains (RBDA 8.5: the articulated-body algorithm with one extra solve per row) is not
 built.
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from . import spatial
 from .dynamics import forward_dynamics
-from .dynamics.coupled import coupled_forward_dynamics, driven_accelerations, flexible_accelerations, mass_matrix_equations
+from .dynamics.coupled import coupled_forward_dynamics, driven_accelerations, flexible_accelerations, mass_matrix_equations, world_equations
 from .errors import InputError, InputTypeError
 from .kinematics import Kinematics
 from .model import Model
@@ -538,9 +538,10 @@ class System(eqx.Module):
         """(v̇, λ, residual, conditioning) of the tree under its loops (:func:`jaxmbd.dynamics.constrained.constrained_accelerations`)."""
         from .dynamics.constrained import constrained_accelerations
 
-        model, q, v, kin = self.model, ctx.q, ctx.v, ctx.kin
-        M, b = mass_matrix_equations(model, ctx, tau, f_ext, self.extra_inertia(ctx), self.coupled_inertia(ctx))
-        return constrained_accelerations(self.loops, model, q, v, M, b, kin)
+        model, extra = self.model, self.extra_inertia(ctx)
+        world = world_equations(model, ctx, f_ext, extra)  # None up to 12 coordinates: the recursions
+        M, b = mass_matrix_equations(model, ctx, tau, f_ext, extra, self.coupled_inertia(ctx), world)
+        return constrained_accelerations(self.loops, model, ctx.q, ctx.v, M, b, ctx.kin, world)
 
     def _accelerations(self, ctx, z, f_ext, tau, zdot):
         """(v̇, ż) from the summed loads: ABA, or the mass-matrix routes (flexible bodies, coupled inertia,

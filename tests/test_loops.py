@@ -690,6 +690,52 @@ def test_written_out_rows_and_loop_wrenches_in_three_dimensions():
         np.testing.assert_allclose(generalised, expected, rtol=0, atol=1e-12 * np.abs(expected).max(), err_msg=joint)
 
 
+def test_the_world_frame_route_equals_the_recursions():
+    """Trees of more than linalg.SMALL coordinates take M, b and the loops' Jacobian columns and bias
+    accelerations from the world-frame terms (coupled.world_equations); smaller ones the recursions (CRBA,
+    RNEA, bias_accelerations).  On the 3-D tree with a second free body (18 coordinates; random q, v,
+    external wrenches and extra inertia) both routes give M, b and every kind's φ, J_c, J̇_c v to 1e-12
+    of their size: the same quantities summed in another order."""
+    from types import SimpleNamespace
+
+    from jaxmbd.dynamics.constrained import loop_terms_from
+    from jaxmbd.dynamics.coupled import mass_matrix_equations, world_equations
+    from jaxmbd.dynamics.linalg import SMALL
+    from jaxmbd.kinematics import Kinematics
+
+    b = ModelBuilder()
+    b.add_body("base", body=Body(5.0, (0.1, -0.2, 0.3), np.diag([0.4, 0.5, 0.6])), joint=mbd.Free())
+    b.add_body("arm", body=Body(2.0, (0.5, 0.1, 0.0), np.diag([0.05, 0.3, 0.3])), joint=mbd.Spherical(), parent="base",
+               placement=Placement(p=np.array([0.3, 0.2, -0.1])))
+    b.add_body("fork", body=Body(1.0, (0.0, 0.3, 0.1), np.diag([0.1, 0.02, 0.1])), joint=mbd.Universal((1.0, 0.0, 0.0), (0.0, 0.0, 1.0)),
+               parent="arm", placement=Placement(p=np.array([1.0, 0.0, 0.0])))
+    b.add_body("slide", body=Body(0.5, (0.0, 0.0, 0.2), np.diag([0.01, 0.01, 0.01])), joint=mbd.Prismatic((0.0, 0.6, 0.8)),
+               parent="fork", placement=Placement(p=np.array([0.0, 0.5, 0.0])))
+    b.add_body("float", body=Body(3.0, (0.2, 0.0, -0.1), np.diag([0.3, 0.2, 0.4])), joint=mbd.Free())
+    model = b.build()
+    assert model.nv > SMALL
+    rng = np.random.default_rng(11)
+    q = jnp.asarray(model.normalise(jnp.asarray(np.asarray(model.neutral(), float) + rng.normal(0.0, 0.4, model.nq))))
+    v = jnp.asarray(rng.normal(0.0, 1.0, model.nv))
+    tau = jnp.asarray(rng.normal(0.0, 1.0, model.nv))
+    f_ext = jnp.asarray(rng.normal(0.0, 1.0, (model.n_bodies, 6)))
+    A = rng.normal(0.0, 0.3, (model.n_bodies, 6, 6))
+    extra = jnp.asarray(A @ np.swapaxes(A, 1, 2))
+    ctx = SimpleNamespace(q=q, v=v, kin=Kinematics.compute(model, q, v))
+    world = world_equations(model, ctx, f_ext, extra)
+    assert world is not None
+    ours = mass_matrix_equations(model, ctx, tau, f_ext, extra, (), world)
+    ref = mass_matrix_equations(model, ctx, tau, f_ext, extra, (), None)
+    for a, r in zip(ours, ref):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(r), rtol=0, atol=1e-12 * np.abs(np.asarray(r)).max())
+    for joint in ("ball", "revolute", "prismatic", "weld", "distance"):
+        loops = spatial_loops(joint)
+        ours = loop_terms_from(loops, model, q, v, ctx.kin, world)
+        ref = loop_terms_from(loops, model, q, v, ctx.kin)
+        for a, r in zip(ours, ref):
+            np.testing.assert_allclose(np.asarray(a), np.asarray(r), rtol=0, atol=1e-12 * max(1.0, np.abs(np.asarray(r)).max()), err_msg=joint)
+
+
 @pytest.mark.parametrize("kw, message", [
     (dict(joint="prismatic", reference_b=jnp.zeros(3)), "reference_b: expected a direction across axis_b"),
     (dict(joint="weld", axis_a=jnp.zeros(3)), "axis_a: expected a non-zero direction"),

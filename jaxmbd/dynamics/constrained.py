@@ -11,6 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import spatial
 from ..kinematics import Kinematics
 from .linalg import small_spd_inverse, small_spd_solve
 
@@ -27,23 +28,29 @@ def loop_terms(loops, model, q, v):
     return phi, J, jdot_v
 
 
-def loop_terms_from(loops, model, q, v, kin: Kinematics):
+def loop_terms_from(loops, model, q, v, kin: Kinematics, world=None):
     """:func:`loop_terms` from the kinematics and bias accelerations of this (q, v), each loop's rows
-    written out (``Loop.terms``) on the joints' world Jacobian columns; the same to roundoff."""
+    written out (``Loop.terms``) on the joints' world Jacobian columns; the same to roundoff.  ``world``:
+    the world-frame terms of this state (:func:`jaxmbd.dynamics.dense.world_terms`) where the caller has
+    them: the columns are their motion subspaces and the bias accelerations their J̇ v in body frames."""
     from ..kinematics import world_jacobian_columns
     from .reference import bias_accelerations
 
-    abias = bias_accelerations(model, q, v, kin)
-    columns = world_jacobian_columns(model, kin)
+    if world is None:
+        abias = bias_accelerations(model, q, v, kin)
+        columns = world_jacobian_columns(model, kin)
+    else:
+        abias = spatial.inv_act_motion(world.Rw, world.pw, world.Ab)
+        columns = (world.Sw[:, :3].T, world.Sw[:, 3:].T)
     parts = [lp.terms(model, kin, abias, columns) for lp in loops]
     return tuple(jnp.concatenate([p[k] for p in parts]) for k in range(3))
 
 
-def constrained_accelerations(loops, model, q, v, M, b, kin: Kinematics | None = None):
+def constrained_accelerations(loops, model, q, v, M, b, kin: Kinematics | None = None, world=None):
     """(v̇, λ (m,), relative residual, conditioning) of the tree under its loops (the solve
     :mod:`jaxmbd.loops` describes): M solved (:func:`~jaxmbd.dynamics.linalg.small_spd_solve`), proximal iterations on S = J_c M⁻¹ J_cᵀ (with the
-    inverse of S + μ I formed once: m is a few rows)."""
-    phi, J, jdot_v = loop_terms(loops, model, q, v) if kin is None else loop_terms_from(loops, model, q, v, kin)
+    inverse of S + μ I formed once: m is a few rows).  ``world``: as :func:`loop_terms_from`."""
+    phi, J, jdot_v = loop_terms(loops, model, q, v) if kin is None else loop_terms_from(loops, model, q, v, kin, world)
     # rows the tree satisfies by itself (a planar linkage's out-of-plane row: J's row is empty) carry no
     # force: their Baumgarte term would otherwise meet a zero pivot and give a multiplier of φ/μ
     norms = jnp.sqrt(jnp.sum(J * J, axis=1))

@@ -13,18 +13,30 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
+from .. import spatial
 from ..kinematics import body_jacobian
-from .linalg import small_spd_solve
+from .dense import world_terms
+from .linalg import SMALL, small_spd_solve
 from .reference import bias_accelerations, crba, rnea
+from .tree import tree_tables
 
 
-def mass_matrix_equations(model, ctx, tau, f_ext, extra, coupled):
+def mass_matrix_equations(model, ctx, tau, f_ext, extra, coupled, world="auto"):
     """(M, b) of M v̇ = b: the tree's mass matrix with the elements' inertia, b = τ + Jᵀ f_ext − h, and the
     coupling blocks f_i = −E_ij a_j of ``coupled`` (a_j = J_j v̇ + J̇_j v) added through the body
-    Jacobians: M + Σ J_iᵀ E_ij J_j and b − Σ J_iᵀ E_ij J̇_j v."""
+    Jacobians: M + Σ J_iᵀ E_ij J_j and b − Σ J_iᵀ E_ij J̇_j v.  M and h from the world-frame terms
+    ``world`` of this state (:func:`world_equations`'s, which it computes by default), or by the recursions
+    (CRBA, RNEA) where it is None."""
     q, v, kin = ctx.q, ctx.v, ctx.kin
-    M = crba(model, q, extra, kin)
-    rhs = tau - rnea(model, q, v, jnp.zeros_like(v), f_ext, extra, kin)
+    if isinstance(world, str):
+        world = world_equations(model, ctx, f_ext, extra)
+    if world is None:
+        M = crba(model, q, extra, kin)
+        rhs = tau - rnea(model, q, v, jnp.zeros_like(v), f_ext, extra, kin)
+    else:
+        J = world.jacobians(jnp.asarray(tree_tables(model)[1], world.B.dtype))
+        M = jnp.einsum("bik,bil->kl", J, spatial.mm(world.IT, J))  # one GEMM
+        rhs = tau - jnp.einsum("bik,bi->k", J, world.B)
     if coupled:
         abias = bias_accelerations(model, q, v, kin)
         for i, j, blk in coupled:
@@ -33,6 +45,19 @@ def mass_matrix_equations(model, ctx, tau, f_ext, extra, coupled):
             M = M + Ji.T @ blk @ Jj
             rhs = rhs - Ji.T @ (blk @ abias[j])
     return M, rhs
+
+
+def world_equations(model, ctx, f_ext, extra):
+    """The world-frame terms of :func:`jaxmbd.dynamics.dense.world_terms` at the context's state, for
+    :func:`mass_matrix_equations` and the loops' rows, where they are the cheaper route: trees of more than
+    :data:`~jaxmbd.dynamics.linalg.SMALL` coordinates, whose solve is LAPACK's (the A-frame vessel's 19: M and h
+    by one GEMM over the bodies instead of the recursions' per-body kernels, its loops' right-hand side 31 -> 23
+    µs, benchmarks/NOTES.md); None below, where the recursions' small kernels fuse into the written-out
+    elimination and cost less (the four-bar: 2.9 against 4.5-5.1 µs)."""
+    if model.nv <= SMALL:
+        return None
+    kin = ctx.kin
+    return world_terms(model, ctx.q, ctx.v, f_ext, extra, None if kin is None else (kin.R, kin.p))
 
 
 def coupled_forward_dynamics(model, ctx, tau, f_ext, extra, coupled):
