@@ -35,10 +35,10 @@ two small symmetric solves cost less than they would in a long chain (written ou
 unknowns, which XLA fuses, LAPACK's Cholesky beyond), and the same equations serve the hull's coupled added mass
 (``System._loop_solve``).  M and the bias forces come from the recursions (CRBA, RNEA) up to 12 coordinates and
 beyond from the bodies' world-frame Jacobians and inertias in one product, which also give the loops' rows their
-Jacobian columns and bias accelerations (:func:`jaxmbd.dynamics.coupled.world_equations`).  A tree without loops keeps the articulated-body algorithm (O(n)) untouched.  The
-four-bar costs 0.79x MuJoCo's ``mj_forward`` on an AMD EPYC and 1.2x on an Intel Xeon (BENCHMARKS.md); an O(n)
-route for long chains (RBDA 8.5: the articulated-body algorithm with one extra solve per row) is not
-built.
+Jacobian columns and bias accelerations (:func:`jaxmbd.dynamics.coupled.world_equations`).  A tree without loops
+keeps the articulated-body algorithm (O(n)) untouched.  The four-bar costs 0.79x MuJoCo's ``mj_forward`` on an AMD
+EPYC and 1.2x on an Intel Xeon (BENCHMARKS.md); an O(n) route for long chains (RBDA 8.5: the articulated-body
+algorithm with one extra solve per row) is not built.
 
 The solve is :func:`jaxmbd.dynamics.constrained.constrained_accelerations`.  J_c and J̇_c v are written
 out from the tree's kinematics and bias accelerations (:meth:`Loop.terms`); the reference,
