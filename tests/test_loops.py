@@ -637,8 +637,9 @@ def test_loops_are_read_from_urdf(tmp_path):
     assert "\n" not in str(err.value)
 
 
-def spatial_tree():
-    """A tree that moves in 3-D: a free base, a spherical arm on it, a universal joint and a prismatic one."""
+def spatial_tree(floating: bool = False):
+    """A tree that moves in 3-D: a free base, a spherical arm on it, a universal joint and a prismatic one;
+    with ``floating`` a second free body (18 coordinates)."""
     b = ModelBuilder()
     b.add_body("base", body=Body(5.0, (0.1, -0.2, 0.3), np.diag([0.4, 0.5, 0.6])), joint=mbd.Free())
     b.add_body("arm", body=Body(2.0, (0.5, 0.1, 0.0), np.diag([0.05, 0.3, 0.3])), joint=mbd.Spherical(), parent="base",
@@ -647,6 +648,8 @@ def spatial_tree():
                parent="arm", placement=Placement(p=np.array([1.0, 0.0, 0.0])))
     b.add_body("slide", body=Body(0.5, (0.0, 0.0, 0.2), np.diag([0.01, 0.01, 0.01])), joint=mbd.Prismatic((0.0, 0.6, 0.8)),
                parent="fork", placement=Placement(p=np.array([0.0, 0.5, 0.0])))
+    if floating:
+        b.add_body("float", body=Body(3.0, (0.2, 0.0, -0.1), np.diag([0.3, 0.2, 0.4])), joint=mbd.Free())
     return b.build()
 
 
@@ -694,7 +697,8 @@ def test_the_world_frame_route_equals_the_recursions():
     """Trees of more than linalg.SMALL coordinates take M, b and the loops' Jacobian columns and bias
     accelerations from the world-frame terms (coupled.world_equations); smaller ones the recursions (CRBA,
     RNEA, bias_accelerations).  On the 3-D tree with a second free body (18 coordinates; random q, v,
-    external wrenches and extra inertia) both routes give M, b and every kind's φ, J_c, J̇_c v to 1e-12
+    external wrenches, extra inertia and a coupled inertia between the free bodies) both routes give M, b
+    and every kind's φ, J_c, J̇_c v to 1e-12
     of their size: the same quantities summed in another order."""
     from types import SimpleNamespace
 
@@ -703,16 +707,7 @@ def test_the_world_frame_route_equals_the_recursions():
     from jaxmbd.dynamics.linalg import SMALL
     from jaxmbd.kinematics import Kinematics
 
-    b = ModelBuilder()
-    b.add_body("base", body=Body(5.0, (0.1, -0.2, 0.3), np.diag([0.4, 0.5, 0.6])), joint=mbd.Free())
-    b.add_body("arm", body=Body(2.0, (0.5, 0.1, 0.0), np.diag([0.05, 0.3, 0.3])), joint=mbd.Spherical(), parent="base",
-               placement=Placement(p=np.array([0.3, 0.2, -0.1])))
-    b.add_body("fork", body=Body(1.0, (0.0, 0.3, 0.1), np.diag([0.1, 0.02, 0.1])), joint=mbd.Universal((1.0, 0.0, 0.0), (0.0, 0.0, 1.0)),
-               parent="arm", placement=Placement(p=np.array([1.0, 0.0, 0.0])))
-    b.add_body("slide", body=Body(0.5, (0.0, 0.0, 0.2), np.diag([0.01, 0.01, 0.01])), joint=mbd.Prismatic((0.0, 0.6, 0.8)),
-               parent="fork", placement=Placement(p=np.array([0.0, 0.5, 0.0])))
-    b.add_body("float", body=Body(3.0, (0.2, 0.0, -0.1), np.diag([0.3, 0.2, 0.4])), joint=mbd.Free())
-    model = b.build()
+    model = spatial_tree(floating=True)
     assert model.nv > SMALL
     rng = np.random.default_rng(11)
     q = jnp.asarray(model.normalise(jnp.asarray(np.asarray(model.neutral(), float) + rng.normal(0.0, 0.4, model.nq))))
@@ -724,8 +719,10 @@ def test_the_world_frame_route_equals_the_recursions():
     ctx = SimpleNamespace(q=q, v=v, kin=Kinematics.compute(model, q, v))
     world = world_equations(model, ctx, f_ext, extra)
     assert world is not None
-    ours = mass_matrix_equations(model, ctx, tau, f_ext, extra, (), world)
-    ref = mass_matrix_equations(model, ctx, tau, f_ext, extra, (), None)
+    C = rng.normal(0.0, 0.3, (6, 6))
+    coupled = ((0, 4, jnp.asarray(C)), (4, 0, jnp.asarray(C.T)))  # a coupled inertia between the two free bodies
+    ours = mass_matrix_equations(model, ctx, tau, f_ext, extra, coupled, world)
+    ref = mass_matrix_equations(model, ctx, tau, f_ext, extra, coupled, None)
     for a, r in zip(ours, ref):
         np.testing.assert_allclose(np.asarray(a), np.asarray(r), rtol=0, atol=1e-12 * np.abs(np.asarray(r)).max())
     for joint in ("ball", "revolute", "prismatic", "weld", "distance"):

@@ -11,7 +11,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import spatial
 from ..kinematics import Kinematics
 from .linalg import small_spd_inverse, small_spd_solve
 
@@ -40,8 +39,7 @@ def loop_terms_from(loops, model, q, v, kin: Kinematics, world=None):
         abias = bias_accelerations(model, q, v, kin)
         columns = world_jacobian_columns(model, kin)
     else:
-        abias = spatial.inv_act_motion(world.Rw, world.pw, world.Ab)
-        columns = (world.Sw[:, :3].T, world.Sw[:, 3:].T)
+        abias, columns = world.body_bias_accelerations(), world.jacobian_columns()
     parts = [lp.terms(model, kin, abias, columns) for lp in loops]
     return tuple(jnp.concatenate([p[k] for p in parts]) for k in range(3))
 

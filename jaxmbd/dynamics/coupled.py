@@ -38,7 +38,7 @@ def mass_matrix_equations(model, ctx, tau, f_ext, extra, coupled, world="auto"):
         M = jnp.einsum("bik,bil->kl", J, spatial.mm(world.IT, J))  # one GEMM
         rhs = tau - jnp.einsum("bik,bi->k", J, world.B)
     if coupled:
-        abias = bias_accelerations(model, q, v, kin)
+        abias = bias_accelerations(model, q, v, kin) if world is None else world.body_bias_accelerations()
         for i, j, blk in coupled:
             Ji = body_jacobian(model, q, model.body_names[i], kin)
             Jj = body_jacobian(model, q, model.body_names[j], kin)

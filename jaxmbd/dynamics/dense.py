@@ -109,6 +109,14 @@ class WorldTerms(NamedTuple):
         """J (n, 6, nv): the body Jacobians, Sw masked by ``mask`` (n, nv) (the DOFs that move each body)."""
         return self.Sw.T[None] * mask[:, None, :]
 
+    def body_bias_accelerations(self):
+        """J̇ v of every body in its own frame (n, 6), as :func:`~jaxmbd.dynamics.reference.bias_accelerations`."""
+        return spatial.inv_act_motion(self.Rw, self.pw, self.Ab)
+
+    def jacobian_columns(self):
+        """(V, W), each (3, nv): the joints' world Jacobian columns, as :func:`~jaxmbd.kinematics.world_jacobian_columns`."""
+        return self.Sw[:, :3].T, self.Sw[:, 3:].T
+
 
 def world_terms(model: Model, q, v, f_ext, extra_inertia, placements=None) -> WorldTerms:
     """World-frame quantities of every body (spatial vectors at the world origin): placements (``placements``:
