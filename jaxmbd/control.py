@@ -24,8 +24,10 @@ from .system import joint_dofs as _dofs
 
 def gravity_torques(ctx: Context):
     """Joint forces that hold the tree still against gravity at the current q (RNEA with v = v̇ = 0),
-    from the world placements the context already holds."""
-    return _gravity_torques(ctx.model, ctx.q, ctx.R, ctx.p)
+    from the world placements the context already holds; once per context, so that controllers that
+    both compensate gravity (a motion-compensation platform and the crane's PD) share one evaluation,
+    and a reverse-mode gradient one transpose of it."""
+    return ctx.once("gravity_torques", lambda: _gravity_torques(ctx.model, ctx.q, ctx.R, ctx.p))
 
 
 class JointPD(ForceElement):

@@ -267,8 +267,9 @@ class Free(JointKind):
     def motion_subspace(self, q):
         return jnp.eye(6, dtype=q.dtype)
 
-    def qdot(self, q, v):
-        R = spatial.quat_to_matrix(q[3:7])
+    def qdot(self, q, v, R=None):
+        """[R v_lin; q̇_quat]; ``R``: the joint's rotation of this q where the caller has it."""
+        R = spatial.quat_to_matrix(q[3:7]) if R is None else R
         return jnp.concatenate([spatial.mv(R, v[:3]), spatial.quat_derivative(q[3:7], v[3:])])
 
     def integrate(self, q, v, dt):

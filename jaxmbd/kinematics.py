@@ -213,3 +213,10 @@ def placements(model: Model, q):
     """:func:`forward_kinematics` as one compiled program, for setting a system up at a configuration: op by op,
     it is a few dozen small programs to compile from an empty cache."""
     return forward_kinematics(model, q)
+
+
+def attitude(ctx, i: int):
+    """(rpy, ω) of body ``i`` in a :class:`~jaxmbd.system.Context`: its z-y-x Euler angles in the world (the
+    seakeeping convention) and its angular velocity in world axes, once per context, so that the elements on
+    one hull (its hydrodynamics, its mooring or DP) share them and a reverse-mode gradient transposes them once."""
+    return ctx.once(("attitude", i), lambda: (spatial.matrix_to_rpy(ctx.R[i]), spatial.mv(ctx.R[i], ctx.twist[i, 3:])))

@@ -191,13 +191,21 @@ class Model(eqx.Module):
             i = self.parents[i]
         return tuple(reversed(out))
 
-    def qdot(self, q, v):
-        """q̇ = Q(q) v for the whole tree."""
-        parts = [
-            j.qdot(q[self.q_start[i] : self.q_start[i] + j.nq], v[self.v_start[i] : self.v_start[i] + j.nv])
-            for i, j in enumerate(self.joints)
-            if j.nq
-        ]
+    def qdot(self, q, v, kinematics=None):
+        """q̇ = Q(q) v for the whole tree.  ``kinematics``: the :class:`~jaxmbd.kinematics.Kinematics` of this q,
+        where the caller has them: a free joint's translation rate R_J v then reads its rotation from the placed
+        joint's (R_J = R0ᵀ (R0 R_J)) instead of forming it from the quaternion again, so that a reverse-mode
+        gradient transposes the quaternion's matrix once for both."""
+        parts = []
+        for i, j in enumerate(self.joints):
+            if not j.nq:
+                continue
+            qi, vi = q[self.q_start[i] : self.q_start[i] + j.nq], v[self.v_start[i] : self.v_start[i] + j.nv]
+            if kinematics is not None and isinstance(j, Free):
+                R0 = self.placement_R[i].astype(vi.dtype)
+                parts.append(j.qdot(qi, vi, spatial.mm(jnp.swapaxes(R0, -1, -2), kinematics.joints.R[i])))
+            else:
+                parts.append(j.qdot(qi, vi))
         return jnp.concatenate(parts) if parts else jnp.zeros_like(q)
 
     def integrate(self, q, v, dt=1.0):

@@ -500,7 +500,7 @@ class System(eqx.Module):
         q = self.model.normalise(q)
         f_ext, tau, zdot, ctx = self.loads(t, q, v, z, forcing)
         vdot, zdot = self._accelerations(ctx, z, f_ext, tau, zdot)
-        return (self.model.qdot(ctx.q, ctx.v), vdot, zdot), f_ext
+        return (self.model.qdot(ctx.q, ctx.v, ctx.kin), vdot, zdot), f_ext
 
     def tracked_outputs(self) -> tuple:
         """Outputs whose largest and smallest values a fixed-step run takes at every step, not only at the

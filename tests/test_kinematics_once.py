@@ -88,3 +88,24 @@ def test_dynamics_given_the_kinematics_equal_the_dynamics_without(options):
     np.testing.assert_allclose(mass_matrix(model, q, kinematics=kin), mass_matrix(model, q), rtol=0, atol=1e-12)
     np.testing.assert_allclose(joint_wrenches(model, q, v, vdot, f_ext, kinematics=kin), joint_wrenches(model, q, v, vdot, f_ext),
                                rtol=0, atol=1e-12 * float(jnp.max(jnp.abs(f_ext))) * 10)
+
+
+def test_qdot_from_the_kinematics_equals_the_joints_own():
+    """A free joint's q̇ = [R_J v_lin; q̇_quat] with R_J read from the placed joint of the kinematics (R0ᵀ (R0 R_J))
+    equals the joint's own, placement rotated and quaternion unnormalised, in value and derivative (roundoff)."""
+    from jaxmbd.model import Body, ModelBuilder, Placement
+    from jaxmbd.spatial import rot_x, rot_z
+
+    b = ModelBuilder()
+    body = Body(2.0, (0.1, 0.2, 0.3), np.diag([1.0, 2.0, 3.0]))
+    b.add_body("hull", body=body, joint=joints.Free(), placement=Placement(R=np.asarray(rot_z(0.4) @ rot_x(0.3)), p=np.array([1.0, 2.0, 3.0])))
+    b.add_body("arm", body=body, joint=joints.Revolute((0.0, 1.0, 0.0)), parent="hull")
+    model = b.build()
+    q = jnp.asarray([0.3, -0.2, 0.5, 0.9, 0.2, -0.3, 0.25, 0.7])  # |quaternion| ≠ 1
+    v = jnp.asarray([0.1, -0.4, 0.2, 0.3, -0.1, 0.5, 0.6])
+
+    def with_kin(q):
+        return model.qdot(q, v, Kinematics.compute(model, q, v))
+
+    np.testing.assert_allclose(with_kin(q), model.qdot(q, v), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(jax.jacfwd(with_kin)(q), jax.jacfwd(lambda q: model.qdot(q, v))(q), rtol=0, atol=1e-14)

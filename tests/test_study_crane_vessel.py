@@ -149,3 +149,26 @@ def test_the_dp_carries_the_wave_drift():
             f = np.asarray(res.outputs["drift/force"])[0]
             assert f[:, 1].mean() > 0 and f[:, 0].mean() < 0
     assert out[True][0] > 2 * out[False][0] and out[True][1] > out[False][1]
+
+
+def test_a_right_hand_side_forms_the_shared_terms_once(systems, monkeypatch):
+    """The terms several elements read are formed once per right-hand side (``Context.once``), so that a
+    reverse-mode gradient transposes each once: the gravity torques that the motion compensation and the
+    crane's PD both feed forward, the hull's Euler angles that its hydrodynamics and the DP's mooring both
+    read (the platform's are the other call), and the free hull's rotation, which the kinematics and q̇ share."""
+    import jax.numpy as jnp
+
+    from jaxmbd import control, spatial
+
+    calls = []
+    for module, name in ((control, "_gravity_torques"), (spatial, "matrix_to_rpy"), (spatial, "quat_to_matrix")):
+        def counted(*args, _f=getattr(module, name), _name=name):
+            calls.append(_name)
+            return _f(*args)
+
+        monkeypatch.setattr(module, name, counted)
+    system, q0 = systems["on"]
+    model = system.model
+    y = (q0, jnp.full(model.nv, 0.01), system.initial_states(q0, jnp.zeros(model.nv)))
+    jax.make_jaxpr(lambda y: system.rhs(0.0, y))(y)
+    assert sorted(calls) == ["_gravity_torques", "matrix_to_rpy", "matrix_to_rpy", "quat_to_matrix"], calls

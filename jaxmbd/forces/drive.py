@@ -8,7 +8,6 @@ from typing import ClassVar
 import equinox as eqx
 import jax.numpy as jnp
 
-from ..dynamics import gravity_torques
 from ..fields import parameter, setting
 from ..system import Context, Contribution, ForceElement, joint_dofs
 
@@ -75,7 +74,9 @@ class JointDrive(ForceElement):
         qi, vi = self._dofs(ctx.model)
         tau = self.kp * (z - ctx.q[qi]) + self.kd * (self._command_rate(z) - ctx.v[vi])
         if self.gravity_compensation:
-            tau = tau + gravity_torques(ctx.model, ctx.q, ctx.R, ctx.p)[vi]
+            from ..control import gravity_torques  # once per context, shared with the controllers
+
+            tau = tau + gravity_torques(ctx)[vi]
         return jnp.clip(tau, -self.max_torque, self.max_torque), qi, vi
 
     def contribution(self, ctx: Context, z) -> Contribution:

@@ -10,18 +10,17 @@ import numpy as np
 
 from .. import spatial
 from ..fields import parameter, setting
+from ..kinematics import attitude
 from ..system import Context, Contribution, ForceElement
 
 
-def small_displacement(ctx: Context, body: str, point, R0, p0):
-    """Displacement η = [x, y, z, φ, θ, ψ] of a body point from its equilibrium placement (R0, p0)
-    in the equilibrium (world) frame, and its rate: translations of the point, rotations as the
-    z-y-x Euler angles of R0ᵀR (seakeeping convention), rates from the world angular velocity."""
+def small_displacement(ctx: Context, body: str, point, p0):
+    """Displacement η = [x, y, z, φ, θ, ψ] of a body point from its equilibrium position p0 (the body's
+    axes at rest along the world's) in the world frame, and its rate: translations of the point, rotations
+    as the z-y-x Euler angles of the body (seakeeping convention), rates from the world angular velocity."""
     i = ctx.body_index(body)
     pos, vel = ctx.point(body, point)
-    Rrel = R0.T @ ctx.R[i]
-    ang = spatial.matrix_to_rpy(Rrel)
-    omega_world = spatial.mv(ctx.R[i], ctx.twist[i, 3:])
+    ang, omega_world = attitude(ctx, i)
     eta = jnp.concatenate([pos - p0, ang])
     etadot = jnp.concatenate([vel, omega_world])
     return eta, etadot
@@ -52,7 +51,7 @@ class LinearMooring(ForceElement):
         return tuple((self.body, self.point, "world", self.reference, float(K[a, a]), np.eye(3)[a]) for a in range(3) if K[a, a] > 0.0)
 
     def wrench(self, ctx: Context):
-        eta, etadot = small_displacement(ctx, self.body, self.point, jnp.eye(3, dtype=ctx.R.dtype), self.reference)
+        eta, etadot = small_displacement(ctx, self.body, self.point, self.reference)
         return (-self.stiffness @ eta - self.damping @ etadot + self.pretension).astype(ctx.R.dtype)
 
     def contribution(self, ctx: Context, z) -> Contribution:

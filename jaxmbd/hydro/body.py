@@ -56,7 +56,7 @@ import numpy as np
 
 from .. import spatial
 from ..errors import InputError
-from ..kinematics import placements
+from ..kinematics import attitude, placements
 from ..model import Model
 from ..system import Context, Contribution, ForceElement
 from .bem import HydroData
@@ -318,8 +318,7 @@ class HydroBody(ForceElement):
         for k, b in enumerate(self.bodies):
             i = ctx.body_index(b)
             pos, vel = ctx.point(b, self.ref_body[k])
-            ang = spatial.matrix_to_rpy(ctx.R[i])
-            w = spatial.mv(ctx.R[i], ctx.twist[i, 3:])
+            ang, w = attitude(ctx, i)
             etas.append(jnp.concatenate([pos - self.ref_world[k], ang]))
             nus.append(jnp.concatenate([vel, w]))
         return jnp.concatenate(etas), jnp.concatenate(nus)
