@@ -110,8 +110,8 @@ class MotionCompensation(ForceElement):
 
     def _level(self, ctx: Context):
         i = ctx.model.index(self.platform)
-        rpy = spatial.matrix_to_rpy(ctx.R[i])
-        return rpy[0], rpy[1], ctx.twist[i, 3:5]
+        rpy = spatial.matrix_to_rpy(ctx.kin.rotation(i))
+        return rpy[0], rpy[1], ctx.kin.body_twist(i)[3:5]
 
     def torque(self, ctx: Context):
         qi, vi = _dofs(ctx.model, (self.roll_joint, self.pitch_joint))

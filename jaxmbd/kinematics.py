@@ -57,6 +57,20 @@ class Kinematics(NamedTuple):
     R: Any
     p: Any
     twist: Any = None
+    rows: Any = None  # (R, p, twist) of each body before stacking: tuples, or None
+
+    def rotation(self, i: int):
+        """Body i's world rotation (3, 3): its own row where kept, so that a reverse-mode gradient sums its uses'
+        cotangents before placing them in the stack, not after one placement (a pad kernel) per use."""
+        return self.R[i] if self.rows is None else self.rows[0][i]
+
+    def origin(self, i: int):
+        """Body i's world origin (3,), as :meth:`rotation`."""
+        return self.p[i] if self.rows is None else self.rows[1][i]
+
+    def body_twist(self, i: int):
+        """Body i's twist [v; ω] in its frame (6,), as :meth:`rotation`."""
+        return self.twist[i] if self.rows is None or self.rows[2] is None else self.rows[2][i]
 
     @classmethod
     def compute(cls, model: Model, q, v=None) -> Kinematics:
@@ -76,7 +90,8 @@ class Kinematics(NamedTuple):
                 pw.append(p)
                 if v is not None:
                     tw.append(spatial.inv_act_motion(js.R[i], js.p[i], tw[lam]) + vJ)  # v_i = ⁱX_λ v_λ + S_i q̇_i
-        return cls(js, jnp.stack(Rw), jnp.stack(pw), None if v is None else jnp.stack(tw))
+        rows = (tuple(Rw), tuple(pw), None if v is None else tuple(tw))
+        return cls(js, jnp.stack(Rw), jnp.stack(pw), None if v is None else jnp.stack(tw), rows)
 
 
 def forward_kinematics(model: Model, q):
@@ -219,4 +234,5 @@ def attitude(ctx, i: int):
     """(rpy, ω) of body ``i`` in a :class:`~jaxmbd.system.Context`: its z-y-x Euler angles in the world (the
     seakeeping convention) and its angular velocity in world axes, once per context, so that the elements on
     one hull (its hydrodynamics, its mooring or DP) share them and a reverse-mode gradient transposes them once."""
-    return ctx.once(("attitude", i), lambda: (spatial.matrix_to_rpy(ctx.R[i]), spatial.mv(ctx.R[i], ctx.twist[i, 3:])))
+    R = ctx.kin.rotation(i)
+    return ctx.once(("attitude", i), lambda: (spatial.matrix_to_rpy(R), spatial.mv(R, ctx.kin.body_twist(i)[3:])))

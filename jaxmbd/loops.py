@@ -264,11 +264,11 @@ class Loop(Element):
             z = jnp.zeros(3, dtype)
             return _Side(point, jnp.eye(3, dtype=dtype), z, z)
         i = model.index(body)
-        R = kin.R[i]
-        pos = kin.p[i] + R @ point
+        R = kin.rotation(i)
+        pos = kin.origin(i) + R @ point
         if kin.twist is None:
             return _Side(pos, R)
-        tw = kin.twist[i]
+        tw = kin.body_twist(i)
         return _Side(pos, R, R @ tw[3:], R @ (tw[:3] + jnp.cross(tw[3:], point)))
 
     def rows(self, model, q, v=None):
@@ -323,10 +323,10 @@ class Loop(Element):
                 z = jnp.zeros((3, nv), dtype)
                 return _Side(point, jnp.eye(3, dtype=dtype), z3, z3, z, z, z3, z3)
             i = model.index(body)
-            R, tw, a = kin.R[i], kin.twist[i], abias[i]
+            R, tw, a = kin.rotation(i), kin.body_twist(i), abias[i]
             mask = ancestor_columns(model, body)
             Vi, Wi = V * mask, W * mask
-            x = kin.p[i] + R @ point
+            x = kin.origin(i) + R @ point
             v, w = tw[:3], tw[3:]
             acc = R @ (a[:3] + jnp.cross(w, v) + jnp.cross(a[3:], point) + jnp.cross(w, jnp.cross(w, point)))
             return _Side(x, R, R @ w, R @ (v + jnp.cross(w, point)),

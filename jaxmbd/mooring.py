@@ -71,7 +71,7 @@ def _curve(system: System, qs, i: int, forcing=None, t=0.0):
         v = jnp.zeros(nv, q.dtype)
         z = system.initial_states(q, v)
         f_ext, _, _, ctx = system.loads(t, q, v, z, forcing)
-        R = ctx.R[i]
+        R = ctx.kin.rotation(i)
         force, moment = R @ f_ext[i, :3], R @ f_ext[i, 3:]
         return force, moment[2], system.outputs(t, (q, v, z), forcing)
 

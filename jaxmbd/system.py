@@ -78,16 +78,16 @@ class Context(NamedTuple):
 
     def point_position(self, body: int, point):
         """World position of a point given in body coordinates."""
-        return self.p[body] + spatial.mv(self.R[body], point)
+        return self.kin.origin(body) + spatial.mv(self.kin.rotation(body), point)
 
     def point_velocity(self, body: int, point):
         """World velocity of a point given in body coordinates."""
-        tw = self.twist[body]
-        return spatial.mv(self.R[body], tw[:3] + spatial.cross(tw[3:], point))
+        tw = self.kin.body_twist(body)
+        return spatial.mv(self.kin.rotation(body), tw[:3] + spatial.cross(tw[3:], point))
 
     def world_point_wrench(self, body: int, point, force_world):
         """Body-frame wrench of a world-frame force acting at a body point (body coordinates)."""
-        fb = spatial.mtv(self.R[body], force_world)
+        fb = spatial.mtv(self.kin.rotation(body), force_world)
         return jnp.concatenate([fb, spatial.cross(point, fb)])
 
     def body_index(self, name: str) -> int:

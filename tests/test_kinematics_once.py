@@ -109,3 +109,24 @@ def test_qdot_from_the_kinematics_equals_the_joints_own():
 
     np.testing.assert_allclose(with_kin(q), model.qdot(q, v), rtol=0, atol=1e-15)
     np.testing.assert_allclose(jax.jacfwd(with_kin)(q), jax.jacfwd(lambda q: model.qdot(q, v))(q), rtol=0, atol=1e-14)
+
+
+def test_the_bodies_rows_carry_the_stacks_values_and_derivatives(monkeypatch):
+    """Elements read a body's rotation, origin and twist from its own row of the kinematics (``Kinematics.rows``,
+    so that reverse mode sums their cotangents before the stack); the right-hand side and its reverse-mode
+    derivative are those of the stacked arrays' slices to roundoff (1e-12 relative: the same numbers, summed
+    in another order), on the floating crane (hull, mooring, crane, ropes)."""
+    system, q0 = examples.floating_crane()
+    model = system.model
+    y = (q0, jnp.full(model.nv, 0.05), system.initial_states(q0, jnp.zeros(model.nv)))
+
+    def value_and_vjp(y):
+        dy, vjp = jax.vjp(lambda y: system.rhs(0.3, y), y)
+        return dy, vjp(jax.tree_util.tree_map(lambda a: jnp.cos(jnp.arange(a.size, dtype=a.dtype)).reshape(a.shape), dy))
+
+    rows = jax.jit(lambda y: value_and_vjp(y))(y)  # a new function each: traced again, not taken from the cache
+    compute = Kinematics.compute.__func__
+    monkeypatch.setattr(Kinematics, "compute", classmethod(lambda cls, *a: compute(cls, *a)._replace(rows=None)))
+    stacks = jax.jit(lambda y: value_and_vjp(y))(y)
+    for a, b in zip(jax.tree_util.tree_leaves(rows), jax.tree_util.tree_leaves(stacks)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12 * float(np.max(np.abs(b)) + 1e-300))

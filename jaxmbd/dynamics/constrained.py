@@ -128,7 +128,7 @@ def loop_wrenches(loops, model, kin: Kinematics, lam):
             if body == "world":
                 continue
             i = model.index(body)
-            R = kin.R[i]
+            R = kin.rotation(i)
             f_b = R.T @ f
             W = W.at[i].add(jnp.concatenate([f_b, jnp.cross(jnp.asarray(point, lam.dtype), f_b) + R.T @ mom]))
         k += m

@@ -167,7 +167,7 @@ class FlexibleBeamElement(ForceElement):
     def _rope(self, ctx: Context, z, rope: NodeRope):
         q_f, qd_f = self._split(z)
         i = ctx.model.index(self.body)
-        R, p, tw = ctx.R[i], ctx.p[i], ctx.twist[i]
+        R, p, tw = ctx.kin.rotation(i), ctx.kin.origin(i), ctx.kin.body_twist(i)
         node = rope.node % self.beam.n_nodes
         pa = p + spatial.mv(R, node_position(self.beam, q_f, node))
         va = spatial.mv(R, node_velocity(self.beam, q_f, qd_f, tw, node))
@@ -183,8 +183,8 @@ class FlexibleBeamElement(ForceElement):
         """(M (6+n_f)², Q (6+n_f)) in the reference body's frame, rope loads and the current's drag on the nodes included."""
         q_f, qd_f = self._split(z)
         i = ctx.model.index(self.body)
-        g_body = spatial.mtv(ctx.R[i], ctx.model.gravity)
-        M, Q = flexible_body_terms(self.beam, q_f, qd_f, ctx.twist[i], g_body)
+        g_body = spatial.mtv(ctx.kin.rotation(i), ctx.model.gravity)
+        M, Q = flexible_body_terms(self.beam, q_f, qd_f, ctx.kin.body_twist(i), g_body)
         for rope in self.ropes:
             T, e, node, R = self._rope(ctx, z, rope)
             f_body = spatial.mtv(R, T * e)
@@ -200,7 +200,7 @@ class FlexibleBeamElement(ForceElement):
         (nodes above the still water feel none; no wave kinematics)."""
         q_f, qd_f = self._split(z)
         i = ctx.model.index(self.body)
-        R, p, tw = ctx.R[i], ctx.p[i], ctx.twist[i]
+        R, p, tw = ctx.kin.rotation(i), ctx.kin.origin(i), ctx.kin.body_twist(i)
         nodes = jnp.asarray(self.beam.nodes, dtype=p.dtype)  # traced inside a run
         seg = jnp.linalg.norm(jnp.diff(nodes, axis=0), axis=1)
         zero = jnp.zeros(1, p.dtype)

@@ -91,7 +91,7 @@ def coefficient_load(el, ctx: Context, fluid, rho):
     dtype = ctx.p.dtype
     point = jnp.asarray(el.point, dtype=dtype)
     v = ctx.point_velocity(i, point)
-    R = ctx.R[i]
+    R = ctx.kin.rotation(i)
     u = R.T @ ((fluid - v) * jnp.array([1.0, 1.0, 0.0], dtype=dtype))  # body axes
     ux, uy = u[0], u[1]
     alpha = jnp.arctan2(uy, ux)

@@ -113,14 +113,14 @@ class Fender(ForceElement):
             p0, n_w, v_plane = jnp.asarray(self.plane_point, dtype=p.dtype), n, jnp.zeros_like(p)
         else:
             p0 = ctx.point_position(i, jnp.asarray(self.plane_point, dtype=p.dtype))
-            n_w = spatial.mv(ctx.R[i], n)
+            n_w = spatial.mv(ctx.kin.rotation(i), n)
             # velocity of the plane's material point under the fender
-            local = spatial.mtv(ctx.R[i], p - ctx.p[i])
+            local = spatial.mtv(ctx.kin.rotation(i), p - ctx.kin.origin(i))
             v_plane = ctx.point_velocity(i, local)
         u = v - v_plane
         compression = -jnp.sum(n_w * (p - p0))
         rate = -jnp.sum(n_w * u)
-        local = p if i < 0 else spatial.mtv(ctx.R[i], p - ctx.p[i])
+        local = p if i < 0 else spatial.mtv(ctx.kin.rotation(i), p - ctx.kin.origin(i))
         inside = jnp.all((local >= self.region_min) & (local <= self.region_max))
         return p, n_w, compression, rate, u - jnp.sum(n_w * u) * n_w, inside
 
@@ -143,7 +143,7 @@ class Fender(ForceElement):
         for name, sign in ((self.body, 1.0), (self.other, -1.0)):
             i = ctx.body_index(name)
             if i >= 0:
-                local = spatial.mtv(ctx.R[i], p - ctx.p[i])
+                local = spatial.mtv(ctx.kin.rotation(i), p - ctx.kin.origin(i))
                 f_ext = f_ext.at[i].add(ctx.world_point_wrench(i, local, sign * force).astype(f_ext.dtype))
         return Contribution(f_ext=f_ext)
 

@@ -152,7 +152,7 @@ class MorisonMember(ForceElement):
         F, local, w, _ = self._forces(ctx)
         i = ctx.body_index(self.body)
         wrench = jnp.sum(jax.vmap(lambda r, f: ctx.world_point_wrench(i, r, f))(local, F), axis=0)
-        E, tw = self._added_mass(ctx, local, w), ctx.twist[i]
+        E, tw = self._added_mass(ctx, local, w), ctx.kin.body_twist(i)
         wrench = wrench - spatial.cross_force(tw, spatial.mv(E, tw))
         return Contribution(f_ext=ctx.zeros_f_ext().at[i].add(wrench.astype(ctx.p.dtype)))
 

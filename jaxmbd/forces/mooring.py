@@ -58,7 +58,7 @@ class LinearMooring(ForceElement):
         w = self.wrench(ctx)
         i = ctx.body_index(self.body)
         f_ext = ctx.add_point_force(ctx.zeros_f_ext(), self.body, self.point, w[:3])
-        f_ext = f_ext.at[i, 3:].add(spatial.mtv(ctx.R[i], w[3:]))
+        f_ext = f_ext.at[i, 3:].add(spatial.mtv(ctx.kin.rotation(i), w[3:]))
         return Contribution(f_ext=f_ext)
 
     def output_units(self, model) -> dict:

@@ -158,7 +158,7 @@ class MorisonObject(ForceElement):
         ur = u + jnp.asarray(self.current, dtype=p.dtype) - v
         speed = jnp.sqrt(jnp.sum(ur * ur) + 1e-30)
         g = jnp.sqrt(jnp.sum(ctx.model.gravity**2))
-        R = ctx.R[ctx.body_index(self.body)]
+        R = ctx.kin.rotation(ctx.body_index(self.body))
         Ca, CdA = self._tensor(R, self.Ca), self._tensor(R, self.Cd * self.area)
         rho_v = self.rho * self.volume
         F = (0.5 * self.rho * s * speed * (CdA @ ur) + rho_v * (s * du + a * (Ca @ du))
@@ -191,7 +191,7 @@ class MorisonObject(ForceElement):
         # the added mass moves with the point: its inertial wrench is −(E a + v ×* E v); E a is the
         # dynamics', the velocity product is given here
         i = ctx.body_index(self.body)
-        E, tw = self._added_mass(ctx, a), ctx.twist[i]
+        E, tw = self._added_mass(ctx, a), ctx.kin.body_twist(i)
         f_ext = f_ext.at[i].add(-spatial.cross_force(tw, spatial.mv(E, tw)).astype(f_ext.dtype))
         return Contribution(f_ext=f_ext)
 

@@ -200,10 +200,10 @@ class DynamicPositioning(ForceElement):
     def _measure(self, ctx: Context):
         """η (x, y, ψ) and its world rate."""
         i = ctx.body_index(self.body)
-        R = ctx.R[i]
+        R = ctx.kin.rotation(i)
         p, v = ctx.point_position(i, self.point), ctx.point_velocity(i, self.point)
         psi = jnp.arctan2(R[1, 0], R[0, 0])
-        r = (R @ ctx.twist[i, 3:])[2]
+        r = (R @ ctx.kin.body_twist(i)[3:])[2]
         return jnp.stack([p[0], p[1], psi]), jnp.stack([v[0], v[1], r])
 
     def initial_state(self, model, q, v):

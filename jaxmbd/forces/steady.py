@@ -29,7 +29,7 @@ class SteadyForce(ForceElement):
         dtype = ctx.p.dtype
         f_ext = ctx.add_point_force(ctx.zeros_f_ext(), self.body, self.point, jnp.asarray(self.force, dtype))
         i = ctx.body_index(self.body)
-        m_body = ctx.R[i].T @ jnp.asarray(self.moment, dtype)
+        m_body = ctx.kin.rotation(i).T @ jnp.asarray(self.moment, dtype)
         return Contribution(f_ext=f_ext.at[i, 3:].add(m_body))
 
     def outputs(self, ctx: Context, z) -> dict:

@@ -205,7 +205,7 @@ class HydroBody(ForceElement):
     def _reference_map(self, ctx: Context, k):
         """T_k (6x6) with ν_k = T_k V_k: the body twist to the reference point's velocity and the
         angular velocity, both in world axes; T = [[R, −R r̂], [0, R]], written element-wise."""
-        R = ctx.R[ctx.body_index(self.bodies[k])]
+        R = ctx.kin.rotation(ctx.body_index(self.bodies[k]))
         r = self.ref_body[k].astype(R.dtype)
         # −R r̂, column by column: −R (r × e_j)
         Rr = jnp.stack([R[:, 2] * r[1] - R[:, 1] * r[2], R[:, 0] * r[2] - R[:, 2] * r[0],
@@ -295,7 +295,7 @@ class HydroBody(ForceElement):
         body, world = [], []
         for k, (b, hull) in enumerate(zip(self.bodies, self.hulls)):
             i = ctx.body_index(b)
-            R, p = ctx.R[i], ctx.p[i]
+            R, p = ctx.kin.rotation(i), ctx.kin.origin(i)
             if waves is None:  # still water: ρ g V through the centre of buoyancy
                 F, M = buoyancy(posed_corners(hull, R, p), p, rho * g)
             else:  # the wave at each vertex once, then the panels' corners
@@ -411,7 +411,7 @@ class HydroBody(ForceElement):
             i = ctx.body_index(b)
             Fk = F[6 * k : 6 * k + 6]
             f_ext = ctx.add_point_force(f_ext, b, self.ref_body[k], Fk[:3])
-            f_ext = f_ext.at[i, 3:].add(spatial.mtv(ctx.R[i], Fk[3:]))
+            f_ext = f_ext.at[i, 3:].add(spatial.mtv(ctx.kin.rotation(i), Fk[3:]))
         if self.hydrostatics == "nonlinear":
             wrenches, _ = self.pressure_wrenches(ctx)
             for k, b in enumerate(self.bodies):

@@ -228,7 +228,7 @@ class WaveDrift(ForceElement):
         v = ctx.point_velocity(i, point)
         if ctx.waves is not None and ctx.waves.current is not None:
             v = v - ctx.waves.current.velocity(ctx.point_position(i, point)[2]).astype(dtype)
-        return (ctx.R[i].T @ (v * jnp.array([1.0, 1.0, 0.0], dtype)))[:2]
+        return (ctx.kin.rotation(i).T @ (v * jnp.array([1.0, 1.0, 0.0], dtype)))[:2]
 
     def _load(self, ctx: Context):
         i = ctx.body_index(self.body)
@@ -240,12 +240,12 @@ class WaveDrift(ForceElement):
         from ..forces.current_load import coefficient_contribution
 
         i, f = self._load(ctx)
-        F = ctx.R[i] @ jnp.stack([f[0], f[1], jnp.zeros_like(f[0])])
+        F = ctx.kin.rotation(i) @ jnp.stack([f[0], f[1], jnp.zeros_like(f[0])])
         return coefficient_contribution(ctx, i, jnp.asarray(self.point, ctx.p.dtype), F, f[2])
 
     def outputs(self, ctx: Context, z) -> dict:
         i, f = self._load(ctx)
-        return {"force": f, "yaw": spatial.matrix_to_rpy(ctx.R[i])[2]}
+        return {"force": f, "yaw": spatial.matrix_to_rpy(ctx.kin.rotation(i))[2]}
 
     def output_units(self, model) -> dict:
         return {"force": DRIFT_UNITS, "yaw": "rad"}
