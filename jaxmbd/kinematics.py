@@ -48,7 +48,9 @@ class Kinematics(NamedTuple):
 
     ``joints``: each body's placement in its parent after its joint, its motion subspace S and its
     joint's q and v (:class:`JointState`); ``R``, ``p``: world placement of every body frame,
-    (n, 3, 3) and (n, 3); ``twist``: body twists [v; ω] in body frames (n, 6), None without v.
+    (n, 3, 3) and (n, 3); ``twist``: body twists [v; ω] in body frames (n, 6), None without v; ``rows``: the
+    same per body before stacking, which :meth:`rotation`, :meth:`origin` and :meth:`body_twist` read (an
+    element's reads of one body then meet the stacks once in a reverse-mode gradient).
     Build it with :meth:`compute`; a function that takes one must be given the one of the same
     (q, v) (the dynamics' derivative rules differentiate through q and v, not through it).
     """
