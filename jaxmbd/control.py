@@ -14,20 +14,12 @@ import equinox as eqx
 import jax.numpy as jnp
 
 from . import spatial
-from .dynamics import gravity_torques as _gravity_torques
+from .dynamics.gravity import context_gravity_torques as gravity_torques  # noqa: F401  (jaxmbd.control.gravity_torques(ctx))
 from .errors import InputError
 from .fields import parameter, setting
 from .forces.positioning import DynamicPositioning, positioning_gains  # noqa: F401  (re-exported)
 from .system import ELEMENT_KINDS, Context, Contribution, ForceElement
 from .system import joint_dofs as _dofs
-
-
-def gravity_torques(ctx: Context):
-    """Joint forces that hold the tree still against gravity at the current q (RNEA with v = v̇ = 0),
-    from the world placements the context already holds; once per context, so that controllers that
-    both compensate gravity (a motion-compensation platform and the crane's PD) share one evaluation,
-    and a reverse-mode gradient one transpose of it."""
-    return ctx.once("gravity_torques", lambda: _gravity_torques(ctx.model, ctx.q, ctx.R, ctx.p))
 
 
 class JointPD(ForceElement):

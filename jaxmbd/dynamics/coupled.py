@@ -13,9 +13,8 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from .. import spatial
 from ..kinematics import body_jacobian
-from .dense import world_terms
+from .dense import mass_matrix_and_bias, world_terms
 from .linalg import SMALL, small_spd_solve
 from .reference import bias_accelerations, crba, rnea
 from .tree import tree_tables
@@ -34,9 +33,8 @@ def mass_matrix_equations(model, ctx, tau, f_ext, extra, coupled, world="auto"):
         M = crba(model, q, extra, kin)
         rhs = tau - rnea(model, q, v, jnp.zeros_like(v), f_ext, extra, kin)
     else:
-        J = world.jacobians(jnp.asarray(tree_tables(model)[1], world.B.dtype))
-        M = jnp.einsum("bik,bil->kl", J, spatial.mm(world.IT, J))  # one GEMM
-        rhs = tau - jnp.einsum("bik,bi->k", J, world.B)
+        M, h = mass_matrix_and_bias(world.jacobians(jnp.asarray(tree_tables(model)[1], world.B.dtype)), world.IT, world.B)
+        rhs = tau - h
     if coupled:
         abias = bias_accelerations(model, q, v, kin) if world is None else world.body_bias_accelerations()
         for i, j, blk in coupled:
@@ -52,8 +50,8 @@ def world_equations(model, ctx, f_ext, extra):
     :func:`mass_matrix_equations` and the loops' rows, where they are the cheaper route: trees of more than
     :data:`~jaxmbd.dynamics.linalg.SMALL` coordinates, whose solve is LAPACK's (the A-frame vessel's 19: M and h
     by one GEMM over the bodies instead of the recursions' per-body kernels, its loops' right-hand side 31 -> 23
-    µs, benchmarks/NOTES.md); None below, where the recursions' small kernels fuse into the written-out
-    elimination and cost less (the four-bar: 2.9 against 4.5-5.1 µs)."""
+    µs, benchmarks/NOTES.md); None below, where the recursions cost less (the four-bar's right-hand side: 2.9-3.1
+    against 4.2-4.5 µs by the world-frame terms, with or without M and b held apart from the elimination)."""
     if model.nv <= SMALL:
         return None
     kin = ctx.kin

@@ -174,12 +174,17 @@ def _dense_terms(model: Model, q, v, f_ext, extra_inertia):
     return w.jacobians(mask), w.IT, w.B
 
 
+def mass_matrix_and_bias(J, IT, B):
+    """(M, h) from the world-frame terms: M = Σ Jᵀ I_T J and the bias forces h = Σ Jᵀ B."""
+    M = jnp.einsum("bik,bil->kl", J, spatial.mm(IT, J))  # one GEMM; a broadcast-and-sum here is slow on XLA's CPU
+    return M, jnp.einsum("bik,bi->k", J, B)
+
+
 def _solve_from_terms(J, IT, B, tau, value=None):
     """(v̇, L): M = Σ Jᵀ I_T J = L Lᵀ and v̇ = M⁻¹ (τ − Σ Jᵀ B), or v̇ = ``value()`` where given."""
-    IJ = spatial.mm(IT, J)
-    M = jnp.einsum("bik,bil->kl", J, IJ)  # one GEMM; a broadcast-and-sum here is slow on XLA's CPU
+    M, h = mass_matrix_and_bias(J, IT, B)
     L = jax.lax.linalg.cholesky(M, symmetrize_input=False)
-    a = cholesky_solve(L, tau - jnp.einsum("bik,bi->k", J, B)) if value is None else value()
+    a = cholesky_solve(L, tau - h) if value is None else value()
     # named: a checkpointed right-hand side keeps v̇ for reverse mode (jaxmbd.simulation._SAVED)
     return _checkpoint_name(a, "joint_accelerations"), L
 

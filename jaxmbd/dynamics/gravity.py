@@ -69,3 +69,10 @@ def _project_on_subspaces(model: Model, q, f):
             E[model.v_start[i] + np.arange(j.nv), np.arange(j.nv)] = 1.0
             tau = tau + jnp.sum(jnp.asarray(E, dtype=f.dtype) * spatial.mtv(j.motion_subspace(qi), f[i])[None, :], -1)
     return tau
+
+
+def context_gravity_torques(ctx):
+    """:func:`gravity_torques` at a :class:`~jaxmbd.system.Context`'s state from the world placements it holds,
+    once per context: the elements that feed gravity forward (a motion-compensation platform, a crane's PD, a
+    drive) share one evaluation, and a reverse-mode gradient transposes it once."""
+    return ctx.once("gravity_torques", lambda: gravity_torques(ctx.model, ctx.q, ctx.R, ctx.p))

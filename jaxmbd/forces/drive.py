@@ -8,6 +8,7 @@ from typing import ClassVar
 import equinox as eqx
 import jax.numpy as jnp
 
+from ..dynamics.gravity import context_gravity_torques
 from ..fields import parameter, setting
 from ..system import Context, Contribution, ForceElement, joint_dofs
 
@@ -74,9 +75,7 @@ class JointDrive(ForceElement):
         qi, vi = self._dofs(ctx.model)
         tau = self.kp * (z - ctx.q[qi]) + self.kd * (self._command_rate(z) - ctx.v[vi])
         if self.gravity_compensation:
-            from ..control import gravity_torques  # once per context, shared with the controllers
-
-            tau = tau + gravity_torques(ctx)[vi]
+            tau = tau + context_gravity_torques(ctx)[vi]
         return jnp.clip(tau, -self.max_torque, self.max_torque), qi, vi
 
     def contribution(self, ctx: Context, z) -> Contribution:
