@@ -26,6 +26,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ._forward import FORWARD_MODE
+
 # ---------------------------------------------------------------------------
 # 3-D helpers
 
@@ -81,11 +83,17 @@ def _cross_sum(a, b):
 
 
 def _cross_jvp(primals, tangents):
+    # reverse mode transposes the tangent: as a product with the Levi-Civita symbol its transpose is a
+    # multiply and a sum, where that of the component slices would be pads.  A forward-mode program
+    # (traced within jaxmbd.dynamics.dense.dense_value()) computes it: component by component, it fuses
+    # with its neighbours (the crane vessel's forward-mode gradient 4 % faster; the other form in reverse
+    # mode 4 % slower: benchmarks/NOTES.md, "Cross products' tangents by mode")
     a, b = primals
     da, db = tangents
     out = _cross(a, b)
     zero = jax.custom_derivatives.SymbolicZero
-    terms = ([] if isinstance(da, zero) else [_cross_sum(da, b)]) + ([] if isinstance(db, zero) else [_cross_sum(a, db)])
+    form = _cross if FORWARD_MODE.get() else _cross_sum
+    terms = ([] if isinstance(da, zero) else [form(da, b)]) + ([] if isinstance(db, zero) else [form(a, db)])
     dout = sum(terms[1:], terms[0])
     return out, jnp.broadcast_to(dout, out.shape).astype(out.dtype)
 

@@ -174,6 +174,36 @@ def test_rule_value_from_the_recursion_or_the_factor(monkeypatch):
     assert rel(da2, da) < RTOL and rel(db2, db) < RTOL
 
 
+def test_cross_products_tangents_take_the_form_of_the_mode(monkeypatch):
+    """A cross product's tangent is a product with the Levi-Civita symbol by default (its transpose, reverse
+    mode's, is a multiply and a sum) and is written component by component within ``dense.dense_value()``
+    (forward-mode programs, where it fuses with its neighbours): counted, and the same tangent and cotangent
+    either way, equal to NumPy's da x b + a x db to 1e-15 (roundoff of a few products)."""
+    from jaxmbd import spatial
+
+    rng = np.random.default_rng(61)
+    a, b, da, db, ct = (jnp.asarray(rng.normal(size=(5, 3))) for _ in range(5))
+    calls = []
+    levi_civita = spatial._cross_sum
+    monkeypatch.setattr(spatial, "_cross_sum", lambda *x: calls.append(1) or levi_civita(*x))
+
+    def derivatives():
+        tangent = jax.jvp(spatial.cross, (a, b), (da, db))[1]
+        cotangent = jax.vjp(spatial.cross, a, b)[1](ct)
+        return tangent, cotangent
+
+    default = derivatives()
+    assert len(calls) == 2 + 2  # the tangent's two terms, and the two the VJP linearises
+    with dense.dense_value():
+        forward = derivatives()
+    assert len(calls) == 4
+    expected = np.cross(np.asarray(da), np.asarray(b)) + np.cross(np.asarray(a), np.asarray(db))
+    for tangent in (default[0], forward[0]):
+        assert rel(tangent, expected) < 1e-15
+    for x, y in zip(forward[1], default[1]):
+        assert rel(x, y) < 1e-15
+
+
 def test_rule_with_the_kinematics_given():
     """A right-hand side hands the dynamics the kinematics its force elements read; the closed-form rule
     then takes the bodies' world placements from them instead of composing the joints' again: the value,

@@ -16,7 +16,6 @@ gradients), the solve with the factor the tangents use.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import functools
 from typing import NamedTuple
 
@@ -26,6 +25,7 @@ import numpy as np
 from jax.ad_checkpoint import checkpoint_name as _checkpoint_name
 
 from .. import spatial
+from .._forward import FORWARD_MODE
 from ..joints import Free, Planar
 from ..kinematics import compose_to_roots, joint_placements
 from ..model import Model
@@ -55,32 +55,36 @@ def forward_dynamics(model: Model, q, v, tau, f_ext, extra_inertia, options: Dyn
     return _rule(options)(model, q, v, tau, f_ext, extra_inertia, kinematics)
 
 
-_DENSE_VALUE = contextvars.ContextVar("jaxmbd_dense_rule_value", default=False)
-
-
 @contextlib.contextmanager
 def dense_value():
-    """Within it, the rule's value v̇ is solved from the joint-space inertia's factor that its tangents
-    need anyway (two triangular solves) instead of the articulated-body recursion: cheaper for forward
-    mode, whose program runs the value and the tangents together (the crane vessel's forward-mode stage:
-    232 kernels against 311 with the recursion).  Reverse mode wants the recursion: its forward pass runs
-    only the value (the factor is formed in the backward pass, where the tangents are), and the recursion
-    is the cheaper value (the crane vessel's tuning objective over 200 s: forward pass 1.15x the forward
-    run against 1.50x, the gradient 4.5-4.7x against 5.0-5.2x; benchmarks/NOTES.md, "The rule's value").
+    """Within it, programs are traced for forward-mode derivatives, and two rules take the forms that suit
+    a program which runs the value and the tangents together:
+
+    - the dynamics rule's value v̇ is solved from the joint-space inertia's factor that its tangents
+      need anyway (two triangular solves) instead of the articulated-body recursion (the crane vessel's
+      forward-mode stage: 232 kernels against 311 with the recursion).  Reverse mode wants the recursion:
+      its forward pass runs only the value (the factor is formed in the backward pass, where the tangents
+      are), and the recursion is the cheaper value (the crane vessel's tuning objective over 200 s: forward
+      pass 1.15x the forward run against 1.50x, the gradient 4.5-4.7x against 5.0-5.2x; benchmarks/NOTES.md,
+      "The rule's value");
+    - the cross products' tangents (:func:`jaxmbd.spatial.cross`) are written component by component,
+      which XLA fuses with their neighbours, instead of as products with the Levi-Civita symbol, whose
+      transposes suit reverse mode (benchmarks/NOTES.md, "Cross products' tangents by mode").
+
     Read when a program is traced: :func:`jaxmbd.optim.value_and_grad` traces forward mode within it.
-    Both values are v̇ to roundoff."""
-    token = _DENSE_VALUE.set(True)
+    Both forms give the same numbers to roundoff."""
+    token = FORWARD_MODE.set(True)
     try:
         yield
     finally:
-        _DENSE_VALUE.reset(token)
+        FORWARD_MODE.reset(token)
 
 
 def _jvp_with_kinematics(options, primals, tangents):
     # the kinematics are those of (q, v): the rule differentiates through q and v, so the kinematics'
     # own tangents (the same motion again) are not added a second time.  The value: the recursion's
     # (the primal function's own) unless dense_value() is in force
-    value = None if _DENSE_VALUE.get() else functools.partial(articulated.forward_dynamics, *primals[:-1], options, primals[-1])
+    value = None if FORWARD_MODE.get() else functools.partial(articulated.forward_dynamics, *primals[:-1], options, primals[-1])
     # the closed-form rule reads the bodies' world placements from them (not their derivatives)
     kin = primals[-1]
     return _jvp(primals[:-1], tangents[:-1], value, None if kin is None else (kin.R, kin.p))
