@@ -60,7 +60,9 @@ def cross(a, b):
     neighbours; the derivative is Σ_jk ε_ijk (da_j b_k + a_j db_k) as a broadcast
     multiply and a sum, whose transpose (reverse mode) is again a multiply and a
     sum, where the transposes of component slices would be ``pad`` kernels that
-    XLA's CPU backend runs one by one.
+    XLA's CPU backend runs one by one.  A forward-mode program, which computes the
+    derivative and does not transpose it (traced within
+    :func:`jaxmbd.dynamics.dense.dense_value`), takes it component by component.
     """
     return _cross(jnp.asarray(a), jnp.asarray(b))
 
