@@ -71,7 +71,8 @@ class Probe:
             return x[0] if x.shape == (1,) else x
         if head in model.body_names and tail in _BODY_SIGNALS:
             i = model.index(head)
-            R, p, tw = self.ctx.R[i], self.ctx.p[i], self.ctx.twist[i]
+            kin = self.ctx.kin
+            R, p, tw = kin.rotation(i), kin.origin(i), kin.body_twist(i)
             if tail in ("x", "y", "z"):
                 return p["xyz".index(tail)]
             if tail in ("vx", "vy", "vz", "speed"):

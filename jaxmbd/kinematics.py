@@ -124,8 +124,8 @@ def point_velocity(model: Model, q, v, body: str, point):
     """World velocity of a point given in a body's frame."""
     kin = Kinematics.compute(model, q, v)
     i = model.index(body)
-    tw = kin.twist[i]
-    return kin.R[i] @ (tw[:3] + spatial.cross(tw[3:], jnp.asarray(point)))
+    tw = kin.body_twist(i)
+    return kin.rotation(i) @ (tw[:3] + spatial.cross(tw[3:], jnp.asarray(point)))
 
 
 def body_jacobian(model: Model, q, body: str, kinematics: Kinematics | None = None):
@@ -160,8 +160,9 @@ def world_jacobian_columns(model: Model, kinematics: Kinematics):
         if not j.nv:
             continue
         S = kin.joints.S[k]
-        w = kin.R[k] @ S[3:]
-        V.append(kin.R[k] @ S[:3] + jnp.cross(kin.p[k][:, None], w, axis=0))
+        R = kin.rotation(k)
+        w = R @ S[3:]
+        V.append(R @ S[:3] + jnp.cross(kin.origin(k)[:, None], w, axis=0))
         W.append(w)
     if not V:
         z = jnp.zeros((3, 0), dtype=kin.R.dtype)
