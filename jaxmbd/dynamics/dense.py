@@ -15,7 +15,6 @@ gradients), the solve with the factor the tangents use.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 from typing import NamedTuple
 
@@ -25,7 +24,7 @@ import numpy as np
 from jax.ad_checkpoint import checkpoint_name as _checkpoint_name
 
 from .. import spatial
-from .._forward import FORWARD_MODE
+from .._forward import FORWARD_MODE, forward_mode
 from ..joints import Free, Planar
 from ..kinematics import compose_to_roots, joint_placements
 from ..model import Model
@@ -55,29 +54,9 @@ def forward_dynamics(model: Model, q, v, tau, f_ext, extra_inertia, options: Dyn
     return _rule(options)(model, q, v, tau, f_ext, extra_inertia, kinematics)
 
 
-@contextlib.contextmanager
-def dense_value():
-    """Within it, programs are traced for forward-mode derivatives, and two rules take the forms that suit
-    a program which runs the value and the tangents together:
-
-    - the dynamics rule's value v̇ is solved from the joint-space inertia's factor that its tangents
-      need anyway (two triangular solves) instead of the articulated-body recursion (the crane vessel's
-      forward-mode stage: 232 kernels against 311 with the recursion).  Reverse mode wants the recursion:
-      its forward pass runs only the value (the factor is formed in the backward pass, where the tangents
-      are), and the recursion is the cheaper value (the crane vessel's tuning objective over 200 s: forward
-      pass 1.15x the forward run against 1.50x, the gradient 4.5-4.7x against 5.0-5.2x; benchmarks/NOTES.md,
-      "The rule's value");
-    - the cross products' tangents (:func:`jaxmbd.spatial.cross`) are written component by component,
-      which XLA fuses with their neighbours, instead of as products with the Levi-Civita symbol, whose
-      transposes suit reverse mode (benchmarks/NOTES.md, "Cross products' tangents by mode").
-
-    Read when a program is traced: :func:`jaxmbd.optim.value_and_grad` traces forward mode within it.
-    Both forms give the same numbers to roundoff."""
-    token = FORWARD_MODE.set(True)
-    try:
-        yield
-    finally:
-        FORWARD_MODE.reset(token)
+dense_value = forward_mode
+"""The forward-mode context (:func:`jaxmbd._forward.forward_mode`), under the name its callers know: within it
+the rule's value v̇ comes from the factor its tangents use, not the articulated-body recursion."""
 
 
 def _jvp_with_kinematics(options, primals, tangents):
