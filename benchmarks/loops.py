@@ -1,7 +1,8 @@
 """Closed loops per evaluation: the four-bar linkage of ``tests/test_loops.py`` (ball-closed), its open
 tree (the loop removed), and MuJoCo's ``mj_forward`` on the same linkage closed by an equality
-``connect``, from Python and in a C-level loop (``mj_step`` rollout is not used: one forward pass is
-the comparable unit).  Also the luffing-cylinder crane of ``jaxmbd.examples`` (a cylinder element).
+``connect``, from Python (``mj_step`` rollout is not used: one forward pass is the comparable unit), with
+``mj_forward`` on an empty model beside it: the call's fixed cost.  Also the luffing-cylinder crane of
+``jaxmbd.examples`` (a cylinder element) and the A-frame vessel of ``studies/a_frame``.
 
     python -m benchmarks.loops            # 5 processes; writes benchmarks/results/loops.md, BENCHMARKS.md
     python -m benchmarks.loops --quick    # 2 processes
@@ -19,7 +20,8 @@ from datetime import date
 from .report import RESULTS, assemble
 from .timing import processes_or_child, processor, spawn_child, spread
 
-CASES = ("tree", "four_bar", "luffing_cylinder", "mujoco", "a_frame_tree", "a_frame", "a_frame_mujoco", "a_frame_waves", "a_frame_waves_loops")
+CASES = ("tree", "four_bar", "luffing_cylinder", "mujoco", "mujoco_empty", "a_frame_tree", "a_frame", "a_frame_mujoco",
+         "a_frame_waves", "a_frame_waves_loops")
 A, B, C, D = 1.0, 2.5, 1.5, 2.0
 MASS = (2.0, 3.0, 1.5)
 
@@ -181,6 +183,8 @@ def _case(case: str) -> dict:
         return {"case": case, "seconds": rhs_seconds(system, y, None, t0=30.0)}
     if case == "mujoco":
         return {"case": case, "seconds": _mj_forward_seconds(_mjcf(), _q0())[0]}
+    if case == "mujoco_empty":  # no bodies: the binding's call and the pipeline's fixed steps
+        return {"case": case, "seconds": _mj_forward_seconds("<mujoco><worldbody/></mujoco>")[0]}
     import jax.numpy as jnp
 
     import jaxmbd as mbd
@@ -235,6 +239,7 @@ def main(argv=None):
         "four_bar": "jaxmbd, the four-bar (ball loop): mass matrix, Lagrange multipliers",
         "luffing_cylinder": "jaxmbd, the luffing-cylinder crane (1 joint, a cylinder element)",
         "mujoco": "MuJoCo `mj_forward`, the four-bar (equality connect), from Python",
+        "mujoco_empty": "MuJoCo `mj_forward` on an empty model (no bodies), from Python: the call's fixed cost",
         "a_frame_tree": "jaxmbd, the A-frame vessel's open tree (its loops cut): ABA",
         "a_frame": "jaxmbd, the A-frame vessel in air (19 degrees of freedom in the tree, two ball loops, the wire, two cylinders)",
         "a_frame_mujoco": "MuJoCo `mj_forward`, the same A-frame vessel (two equality connects, a tendon, two actuators)",
@@ -252,20 +257,30 @@ def main(argv=None):
         "",
         "The planar four-bar of `tests/test_loops.py` (three hinges, one loop) and the stern A-frame of `studies/a_frame` "
         "on its free vessel with its cylinders as bodies (a barrel on a universal joint, a rod sliding in it, its end "
-        "on the frame's pin by a ball loop); jaxmbd's right-hand side 200 times in one jitted `lax.scan`, MuJoCo's "
-        "`mj_forward` 2,000 times from Python:",
+        "on the frame's pin by a ball loop); jaxmbd's right-hand side in one jitted loop run for 200 and for 1,000 "
+        "evaluations, the difference of the two calls per evaluation (so the call's own fixed cost, 0.1-0.2 ms on "
+        "CPU, cancels), MuJoCo's `mj_forward` 2,000 times from Python:",
         "",
-        "| case | µs per evaluation | against MuJoCo's `mj_forward` on the same mechanism, its loops closed |",
-        "|---|---|---|",
+        "| case | µs per evaluation | against MuJoCo's `mj_forward` on the same mechanism, its loops closed, from "
+        "Python | against the same less an empty model's `mj_forward` (MuJoCo's own work) |",
+        "|---|---|---|---|",
     ]
+    empty = statistics.median(us["mujoco_empty"])
     for c in CASES:
         med = statistics.median(us[c])
-        ratio = f"{med / statistics.median(us[peer[c]]):.2g}x" if c in peer else "no peer: MuJoCo has no hydrodynamics"
-        lines.append(f"| {labels[c]} | {spread(us[c])} | {ratio} |")
+        if c == "mujoco_empty":
+            ratios = "", ""
+        elif c in peer:
+            ref = statistics.median(us[peer[c]])
+            ratios = f"{med / ref:.2g}x", f"{med / (ref - empty):.2g}x" if c not in ("mujoco", "a_frame_mujoco") else "1x"
+        else:
+            ratios = ("no peer: MuJoCo has no hydrodynamics",) * 2
+        lines.append(f"| {labels[c]} | {spread(us[c])} | {ratios[0]} | {ratios[1]} |")
     lines += [
         "",
-        "Above 1x is slower than MuJoCo.  MuJoCo's figure includes its Python call (about 1 µs) and its whole "
-        "forward pass (collision detection with no geoms, its soft-constraint solver); jaxmbd's the loop's "
+        "Above 1x is slower than MuJoCo.  MuJoCo's figure includes its Python call and the fixed steps of its "
+        "pipeline (the empty model's row: what a C loop over `mj_forward` would not pay per call, which the last "
+        "column takes off) and its whole forward pass (collision detection with no geoms, its soft-constraint solver); jaxmbd's the loop's "
         "rows written out from the tree's kinematics, the mass matrix and bias forces (CRBA and RNEA up to 12 "
         "coordinates; beyond, one product over the bodies' world-frame Jacobians and inertias, which also give the loops' "
         "Jacobian columns and bias accelerations), its solve (elimination written out up to 12 coordinates, LAPACK's "
