@@ -177,19 +177,20 @@ def spread(xs, fmt="{:.3g}") -> str:
     return f"{fmt.format(statistics.median(xs))} ({fmt.format(min(xs))}-{fmt.format(max(xs))})"
 
 
-def rhs_seconds(system, y, inputs, n: int = 200, t0: float = 0.0, n_long: int = 1000) -> float:
+def rhs_seconds(system, y, inputs, n: int = 200, t0: float = 0.0, n_long: int = 1000, h: float = 0.01) -> float:
     """One right-hand side's time: evaluations in one jitted loop, each on the state the previous one
     moved (so none is hoisted out of the loop), the loop run for ``n`` and for ``n_long`` evaluations
     (one compiled program, its trip count an argument), seven calls of each in turn; the difference of
     the two median calls over ``n_long - n``.  So the call's own fixed cost cancels: on CPU a call of a
     compiled program is handed to XLA's thread and back, about 0.1-0.2 ms on the 2-core hosts of
     BENCHMARKS.md (0.02 ms with ``jax_cpu_enable_async_dispatch`` off), which divided over 200
-    evaluations would add 0.5-1 µs to each (benchmarks/NOTES.md, "The call's fixed cost")."""
+    evaluations would add 0.5-1 µs to each (benchmarks/NOTES.md, "The call's fixed cost").  The k-th
+    evaluation is at t0 + k h (``h``: a tabulated excitation's step)."""
     import jax.numpy as jnp
 
     def run(y, count):
         def step(i, y):
-            dy = system.rhs(t0 + 0.01 * i, y, inputs)
+            dy = system.rhs(t0 + h * i, y, inputs)
             return jax.tree_util.tree_map(lambda a, d: a + 1e-9 * d, y, dy)
 
         return jax.lax.fori_loop(0, count, step, y)
