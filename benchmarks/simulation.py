@@ -40,9 +40,10 @@ import numpy as np
 import jaxmbd  # noqa: F401  (float64 on)
 from jaxmbd import FORWARD_JIT_OPTIONS
 from jaxmbd.simulation import Integrator, initial_state, simulate, solve
+from jaxmbd.system import Inputs
 
 from .numpy_crane_vessel import CraneVesselNumpy, build_system, run_rk4, run_rk45
-from .timing import interleaved, processor, time_call
+from .timing import interleaved, processor, rhs_seconds, time_call
 
 ROOT = Path(__file__).resolve().parents[1]
 DT = 0.1  # s, RK4 step of both tools
@@ -111,13 +112,13 @@ def batch_from_waves(system, q0, duration, waves):
 # -- per evaluation and per step -----------------------------------------------------------
 
 
-def rhs_cost(system, q0, n=200, n_long=1000, tabulated=False):
-    """Seconds per right-hand-side evaluation, states looped with lax.scan inside one jit: the loop of
-    ``n`` and of ``n_long`` evaluations, the difference of their median calls over ``n_long - n``, so the
-    call's own fixed cost cancels (benchmarks/NOTES.md, "The call's fixed cost")."""
-    short, long = rhs_loop(system, q0, n, tabulated), rhs_loop(system, q0, n_long, tabulated)
-    (f, a), (g, b) = long, short
-    return (time_call(f, *a, repeats=5).median - time_call(g, *b, repeats=5).median) / (n_long - n)
+def rhs_cost(system, q0):
+    """Seconds per right-hand-side evaluation, the excitation summed over its components at each (times from
+    30 s on): :func:`benchmarks.timing.rhs_seconds` (the call's own fixed cost cancels), compiled as
+    ``simulate`` compiles."""
+    waves = system.waves.realise(KEY)
+    inputs = Inputs(waves, system.prepare(waves), None)
+    return rhs_seconds(system, initial_state(system, q0), inputs, t0=30.0, h=0.07, options=FORWARD_JIT_OPTIONS)
 
 
 def rhs_loop(system, q0, n=200, tabulated=False):

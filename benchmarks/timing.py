@@ -177,7 +177,8 @@ def spread(xs, fmt="{:.3g}") -> str:
     return f"{fmt.format(statistics.median(xs))} ({fmt.format(min(xs))}-{fmt.format(max(xs))})"
 
 
-def rhs_seconds(system, y, inputs, n: int = 200, t0: float = 0.0, n_long: int = 1000, h: float = 0.01) -> float:
+def rhs_seconds(system, y, inputs, n: int = 200, t0: float = 0.0, n_long: int = 1000, h: float = 0.01,
+                options=None) -> float:
     """One right-hand side's time: evaluations in one jitted loop, each on the state the previous one
     moved (so none is hoisted out of the loop), the loop run for ``n`` and for ``n_long`` evaluations
     (one compiled program, its trip count an argument), seven calls of each in turn; the difference of
@@ -185,7 +186,7 @@ def rhs_seconds(system, y, inputs, n: int = 200, t0: float = 0.0, n_long: int = 
     compiled program is handed to XLA's thread and back, about 0.1-0.2 ms on the 2-core hosts of
     BENCHMARKS.md (0.02 ms with ``jax_cpu_enable_async_dispatch`` off), which divided over 200
     evaluations would add 0.5-1 µs to each (benchmarks/NOTES.md, "The call's fixed cost").  The k-th
-    evaluation is at t0 + k h (``h``: a tabulated excitation's step)."""
+    evaluation is at t0 + k h (``h``: a tabulated excitation's step); ``options``: ``jax.jit``'s compiler options."""
     import jax.numpy as jnp
 
     def run(y, count):
@@ -195,7 +196,7 @@ def rhs_seconds(system, y, inputs, n: int = 200, t0: float = 0.0, n_long: int = 
 
         return jax.lax.fori_loop(0, count, step, y)
 
-    f = jax.jit(run)
+    f = jax.jit(run, compiler_options=options or {})
     short, long = jnp.asarray(n), jnp.asarray(n_long)
     for count in (short, long):  # compile, warm up
         _block(f(y, count))
