@@ -183,7 +183,7 @@ def rhs_seconds(system, y, inputs, n: int = 200, t0: float = 0.0, n_long: int = 
     moved (so none is hoisted out of the loop), the loop run for ``n`` and for ``n_long`` evaluations
     (one compiled program, its trip count an argument), seven calls of each in turn; the difference of
     the two median calls over ``n_long - n``.  So the call's own fixed cost cancels: on CPU a call of a
-    compiled program is handed to XLA's thread and back, about 0.1-0.2 ms on the 2-core hosts of
+    compiled program is handed to XLA's thread and back, about 0.1-0.2 ms on the 2-core Intel Xeon of
     BENCHMARKS.md (0.02 ms with ``jax_cpu_enable_async_dispatch`` off), which divided over 200
     evaluations would add 0.5-1 µs to each (benchmarks/NOTES.md, "The call's fixed cost").  The k-th
     evaluation is at t0 + k h (``h``: a tabulated excitation's step); ``options``: ``jax.jit``'s compiler options."""
